@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/dataset/catalog"
+	"github.com/as2/as2/rank"
+)
+
+// datasetFlags select a benchmark and its evaluation subset.
+type datasetFlags struct {
+	name, path, split, subset string
+	seed                      uint64
+	keepStoredOrder           bool
+	normalizeNumbers          bool
+}
+
+func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
+	fs.StringVar(&d.name, "dataset", "", "benchmark: "+strings.Join(catalog.Names, ", ")+" (jsonl and tsv are as2's formats for your own data)")
+	fs.StringVar(&d.path, "path", "", "dataset folder or file (default $AS2_DATA/<dataset>, $AS2_DATA defaulting to ../shared/data)")
+	fs.StringVar(&d.split, "split", "", "split: train, dev, test (wikiqa); train, train-all, dev, test, raw-dev, raw-test (trecqa; dev/test are the clean sets); dev (squad). Default test (squad: dev)")
+	fs.StringVar(&d.subset, "subset", subsetDefault, "questions to keep: all, answered (>= 1 correct candidate; the Cosinet paper), filtered (>= 1 correct and >= 1 incorrect; the WikiQA paper's -filtered.ref)")
+	fs.Uint64Var(&d.seed, "shuffle-seed", 1, "seed for shuffling TrecQA candidates, which the files store positives first")
+	fs.BoolVar(&d.keepStoredOrder, "keep-stored-order", false, "do not shuffle TrecQA candidates (inspection only: the stored order leaks the labels)")
+	fs.BoolVar(&d.normalizeNumbers, "normalize-numbers", false, "replace numbers by <num> (TrecQA TRAIN-ALL's convention)")
+}
+
+// load reads the split and returns all its questions and those of the subset.
+func (d *datasetFlags) load() (all, kept []dataset.Question, sub dataset.Subset, err error) {
+	if d.name == "" {
+		return nil, nil, "", fmt.Errorf("--dataset is required (one of %s)", strings.Join(catalog.Names, ", "))
+	}
+	if sub, err = dataset.ParseSubset(d.subset); err != nil {
+		return nil, nil, "", fmt.Errorf("--subset: %w", err)
+	}
+	if d.split == "" {
+		d.split = catalog.DefaultSplit(d.name)
+	}
+	all, err = catalog.Load(d.name, d.path, d.split, catalog.Options{
+		Seed: d.seed, KeepStoredOrder: d.keepStoredOrder, NormalizeNumbers: d.normalizeNumbers,
+	})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return all, dataset.Filter(all, sub), sub, nil
+}
+
+// rankerFlags choose and configure a ranker.
+type rankerFlags struct {
+	name  string
+	opts  rank.Options
+	idf   string
+}
+
+func (r *rankerFlags) register(fs *pflag.FlagSet) {
+	def := rank.DefaultOptions()
+	fs.StringVar(&r.name, "ranker", "wo+rr", "ranker: "+strings.Join(rank.Names, ", "))
+	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")
+	fs.BoolVar(&r.opts.Punctuation, "punctuation", false, "count punctuation tokens as words")
+	fs.Float64Var(&r.opts.K1, "bm25-k1", def.K1, "BM25 term-frequency saturation k1")
+	fs.Float64Var(&r.opts.B, "bm25-b", def.B, "BM25 length normalisation b (0 to 1)")
+	fs.StringVar(&r.idf, "idf", "pool", "IDF and average length for bm25 and idf-overlap: pool (each question's own candidates) or collection (every candidate sentence of the questions read)")
+}
+
+// build returns the ranker; qs is the collection for --idf collection.
+func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
+	if r.opts.K1 < 0 {
+		return nil, fmt.Errorf("--bm25-k1 %v: must be >= 0", r.opts.K1)
+	}
+	if r.opts.B < 0 || r.opts.B > 1 {
+		return nil, fmt.Errorf("--bm25-b %v: must be in [0, 1]", r.opts.B)
+	}
+	switch r.idf {
+	case "pool":
+	case "collection":
+		r.opts.Collection = rank.NewCollection(qs, r.opts)
+	default:
+		return nil, fmt.Errorf("--idf %q: want pool or collection", r.idf)
+	}
+	rk, err := rank.New(r.name, r.opts)
+	if err != nil {
+		return nil, fmt.Errorf("--ranker: %w", err)
+	}
+	return rk, nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/internal/shareddata"
+)
+
+// run executes the as2 command in-process and returns its output and error.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"question": "q", "candidates": ["a"]}`+"\n"+`{"question": "q", "candidates": [{"text": "a", "label": 7}]}`+"\n"), 0o644)
+	doc := filepath.Join(dir, "doc.txt")
+	os.WriteFile(doc, []byte("Only one sentence."), 0o644)
+	binary := filepath.Join(dir, "bin.txt")
+	os.WriteFile(binary, []byte{0xff, 0xfe, 'a'}, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval"}, "give --dataset"},
+		{[]string{"eval", "--dataset", "nosuch", "--path", dir}, `unknown dataset "nosuch"`},
+		{[]string{"eval", "--dataset", "wikiqa", "--path", dir, "--subset", "most"}, `--subset: unknown subset "most"`},
+		{[]string{"eval", "--dataset", "wikiqa", "--path", dir, "--split", "valid"}, `unknown split "valid"`},
+		{[]string{"eval", "--dataset", "jsonl", "--path", bad}, "bad.jsonl:2: candidate 0: label 7 is not 0 or 1"},
+		{[]string{"eval", "--dataset", "jsonl", "--path", filepath.Join(dir, "missing.jsonl")}, "no such file"},
+		{[]string{"eval", "--dataset", "jsonl", "--path", bad, "--format", "xml"}, `--format "xml"`},
+		{[]string{"eval", "--dataset", "jsonl", "--path", bad, "--metrics", "map,p@0"}, "--metrics"},
+		{[]string{"eval", "--qrels", bad}, "--qrels needs --run"},
+		{[]string{"eval", "--qrels", bad, "--run", bad}, "bad.jsonl:1"},
+		{[]string{"eval", "--dataset", "wikiqa", "--path", dir, "--ties", "worst"}, `--ties: unknown tie-break "worst"`},
+		{[]string{"rank", "--question", "q"}, "give --question and --document"},
+		{[]string{"rank", "--document", doc}, "needs a non-empty --question"},
+		{[]string{"rank", "--question", "q", "--document", binary}, "not valid UTF-8"},
+		{[]string{"rank", "--question", "q", "--document", doc, "--ranker", "magic"}, `--ranker: unknown ranker "magic"`},
+		{[]string{"rank", "--question", "q", "--document", doc, "--bm25-b", "2"}, "--bm25-b 2"},
+		{[]string{"rank", "--question", "q", "--document", doc, "--idf", "web"}, `--idf "web"`},
+		{[]string{"rank", "--input", bad}, "bad.jsonl:2"},
+		{[]string{"rank", "--input", bad, "--top", "-1"}, "--top -1"},
+		{[]string{"data", "stats", "--dataset", "squad", "--path", bad}, "bad.jsonl: not SQuAD JSON"},
+		{[]string{"eval", "--subset"}, "flag needs an argument"},
+	} {
+		_, err := run(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+func TestRankDocument(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "doc.txt")
+	os.WriteFile(doc, []byte("The Berlin Wall was built in 1961. It fell on 9 November 1989. Berlin is the capital of Germany."), 0o644)
+	out, err := run(t, "rank", "--question", "When did the Berlin Wall fall?", "--document", doc, "--top", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "1\t") || !strings.Contains(lines[1], "The Berlin Wall was built in 1961.") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
+func TestRankJSONL(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "q.jsonl")
+	os.WriteFile(in, []byte(`{"id": "q7", "question": "who wrote hamlet?", "candidates": ["It is a play.", "Shakespeare wrote Hamlet."]}`+"\n"), 0o644)
+	outFile := filepath.Join(dir, "out.jsonl")
+	if _, err := run(t, "rank", "--input", in, "--output", outFile); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(outFile)
+	var got rankedQuestion
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != "q7" || len(got.Ranking) != 2 || got.Ranking[0].Index != 1 || got.Ranking[0].Rank != 1 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// TestEvalJSONShape checks the documented JSON shape on the real WikiQA test
+// set, and that a written run and qrels evaluate to the same numbers through
+// the trec_eval path.
+func TestEvalJSONShape(t *testing.T) {
+	data := shareddata.Dir(t)
+	dir := t.TempDir()
+	runFile, qrelsFile := filepath.Join(dir, "wo.run"), filepath.Join(dir, "wo.qrels")
+	out, err := run(t, "eval", "--dataset", "wikiqa", "--path", filepath.Join(data, "wikiqa"), "--split", "test",
+		"--subset", "answered", "--ranker", "wo+rr", "--metrics", "map,mrr,p@1", "--format", "json",
+		"--run", runFile, "--write-qrels", qrelsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, `{"dataset":"wikiqa","split":"test","subset":"answered","ranker":"wo+rr","questions":243,"metrics":{"map":0.`) {
+		t.Fatalf("JSON shape: %s", out)
+	}
+	var own summary
+	json.Unmarshal([]byte(out), &own)
+	out, err = run(t, "eval", "--qrels", qrelsFile, "--run", runFile, "--metrics", "map,mrr,p@1", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var viaTrec summary
+	json.Unmarshal([]byte(out), &viaTrec)
+	if viaTrec.Questions != 243 || len(own.Metrics) != 3 {
+		t.Fatalf("trec path: %s", out)
+	}
+	for k, v := range own.Metrics {
+		if viaTrec.Metrics[k] != v {
+			t.Errorf("%s: %v from as2, %v from its run file", k, v, viaTrec.Metrics[k])
+		}
+	}
+}

@@ -1,0 +1,82 @@
+// Package catalog opens a benchmark by name, the way the command line names
+// them: "wikiqa", "trecqa", "squad" (SQuAD-sent), and as2's own "jsonl" and
+// "tsv" formats for users' data.
+package catalog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/dataset/squad"
+	"github.com/as2/as2/dataset/trecqa"
+	"github.com/as2/as2/dataset/wikiqa"
+)
+
+// Names lists the dataset names Load accepts.
+var Names = []string{"wikiqa", "trecqa", "squad", "jsonl", "tsv"}
+
+// Options control Load.
+type Options struct {
+	// Seed for shuffling TrecQA's label-sorted candidates (0: trecqa.DefaultSeed).
+	Seed uint64
+	// KeepStoredOrder disables that shuffle (inspection only).
+	KeepStoredOrder bool
+	// NormalizeNumbers maps numbers to "<num>" (TrecQA, see trecqa).
+	NormalizeNumbers bool
+}
+
+// DataDir is where the benchmarks live when no path is given: $AS2_DATA, or
+// ../shared/data.
+func DataDir() string {
+	if d := os.Getenv("AS2_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "shared", "data")
+}
+
+// DefaultPath is the path Load uses for a named benchmark when none is given.
+func DefaultPath(name string) string {
+	return filepath.Join(DataDir(), name)
+}
+
+// DefaultSplit is the split used when none is given: test, except for
+// SQuAD-sent, which has only dev.
+func DefaultSplit(name string) string {
+	if name == "squad" {
+		return "dev"
+	}
+	return "test"
+}
+
+// Load reads split of dataset name from path ("" means DefaultPath(name)).
+// For jsonl and tsv, path is the file and split is ignored.
+func Load(name, path, split string, opts Options) ([]dataset.Question, error) {
+	if path == "" {
+		if name == "jsonl" || name == "tsv" {
+			return nil, fmt.Errorf("dataset %s needs a file path", name)
+		}
+		path = DefaultPath(name)
+	}
+	switch name {
+	case "wikiqa":
+		return wikiqa.Load(path, split)
+	case "trecqa":
+		return trecqa.Load(path, split, trecqa.Options{Seed: opts.Seed, KeepStoredOrder: opts.KeepStoredOrder, NormalizeNumbers: opts.NormalizeNumbers})
+	case "squad":
+		return squad.Load(path, split)
+	case "jsonl", "tsv":
+		rc, err := dataset.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		if name == "jsonl" {
+			return dataset.ReadJSONL(rc, path)
+		}
+		return dataset.ReadTSV(rc, path)
+	}
+	return nil, fmt.Errorf("unknown dataset %q (want one of %s)", name, strings.Join(Names, ", "))
+}

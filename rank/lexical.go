@@ -1,0 +1,274 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/text"
+)
+
+// Names lists the rule-based rankers New builds.
+var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap"}
+
+// Options configure the rule-based rankers. Start from DefaultOptions.
+type Options struct {
+	// Stopwords drops English stopwords (text.IsStopword) before matching.
+	Stopwords bool
+	// Punctuation keeps punctuation tokens as terms.
+	Punctuation bool
+	// K1 and B are BM25's term-frequency saturation and length
+	// normalisation.
+	K1, B float64
+	// Collection, if set, supplies IDF and average length (BM25,
+	// idf-overlap) instead of the question's own candidate pool.
+	Collection *Collection
+}
+
+// DefaultOptions is the paper's setting for WO (every word counts,
+// punctuation does not) and the usual BM25 parameters k1 = 1.2, b = 0.75.
+func DefaultOptions() Options { return Options{K1: 1.2, B: 0.75} }
+
+// New returns the rule-based ranker called name (see Names).
+func New(name string, opts Options) (Ranker, error) {
+	switch strings.ToLower(name) {
+	case "rr":
+		return OriginalOrder{}, nil
+	case "wo":
+		return WordOverlap{Options: opts}, nil
+	case "wo+rr":
+		return WordOverlap{Options: opts, BreakTiesByPosition: true}, nil
+	case "jaccard":
+		return Jaccard{Options: opts}, nil
+	case "bm25":
+		return BM25{Options: opts}, nil
+	case "idf-overlap":
+		return IDFOverlap{Options: opts}, nil
+	}
+	return nil, fmt.Errorf("unknown ranker %q (want one of %s)", name, strings.Join(Names, ", "))
+}
+
+// Terms turns text into the terms the rule-based rankers match: lowercase
+// tokens, without punctuation and (optionally) stopwords.
+func (o Options) Terms(s string) []string {
+	toks := text.Tokenize(s)
+	out := toks[:0]
+	for _, t := range toks {
+		if !o.Punctuation && isPunct(t) {
+			continue
+		}
+		if o.Stopwords && text.IsStopword(t) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func isPunct(tok string) bool {
+	for _, r := range tok {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func set(terms []string) map[string]bool {
+	m := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		m[t] = true
+	}
+	return m
+}
+
+// unique returns terms without repeats, in order of first appearance, so
+// that float sums over them do not depend on map iteration order.
+func unique(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// OriginalOrder is RR: it keeps the original order, scoring the candidate
+// at position p with its reciprocal rank 1/(p+1).
+type OriginalOrder struct{}
+
+// Score implements Ranker.
+func (OriginalOrder) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	s := make([]float64, len(q.Candidates))
+	for i, c := range q.Candidates {
+		s[i] = 1 / float64(c.Position+1)
+	}
+	return s, nil
+}
+
+// WordOverlap is WO: the number of unique terms a candidate shares with the
+// question (Cosinet paper, section 2.1.1). With BreakTiesByPosition it is
+// WO+RR: 1/(p+2) < 1 is added, so the original position decides only
+// between candidates with the same overlap, and the scores themselves carry
+// the tie-break into run files.
+type WordOverlap struct {
+	Options
+	BreakTiesByPosition bool
+}
+
+// Score implements Ranker.
+func (w WordOverlap) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	qs := set(w.Terms(q.Text))
+	s := make([]float64, len(q.Candidates))
+	for i, c := range q.Candidates {
+		for t := range set(w.Terms(c.Text)) {
+			if qs[t] {
+				s[i]++
+			}
+		}
+		if w.BreakTiesByPosition {
+			s[i] += 1 / float64(c.Position+2)
+		}
+	}
+	return s, nil
+}
+
+// Jaccard scores |Q ∩ C| / |Q ∪ C| over unique terms.
+type Jaccard struct{ Options }
+
+// Score implements Ranker.
+func (j Jaccard) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	qs := set(j.Terms(q.Text))
+	s := make([]float64, len(q.Candidates))
+	for i, c := range q.Candidates {
+		cs := set(j.Terms(c.Text))
+		inter := 0
+		for t := range cs {
+			if qs[t] {
+				inter++
+			}
+		}
+		if union := len(qs) + len(cs) - inter; union > 0 {
+			s[i] = float64(inter) / float64(union)
+		}
+	}
+	return s, nil
+}
+
+// Collection holds document frequencies and the average length of a set of
+// sentences, for IDF and BM25 computed over more than one candidate pool.
+type Collection struct {
+	N      int            // sentences
+	DF     map[string]int // sentences containing each term
+	AvgLen float64        // mean terms per sentence
+}
+
+// NewCollection counts every distinct candidate sentence of qs (a sentence
+// shared by several questions counts once). It reads no labels.
+func NewCollection(qs []dataset.Question, o Options) *Collection {
+	c := &Collection{DF: map[string]int{}}
+	seen := map[string]bool{}
+	total := 0
+	for i := range qs {
+		for _, cand := range qs[i].Candidates {
+			if seen[cand.Text] {
+				continue
+			}
+			seen[cand.Text] = true
+			terms := o.Terms(cand.Text)
+			c.add(terms)
+			total += len(terms)
+		}
+	}
+	if c.N > 0 {
+		c.AvgLen = float64(total) / float64(c.N)
+	}
+	return c
+}
+
+func (c *Collection) add(terms []string) {
+	c.N++
+	for t := range set(terms) {
+		c.DF[t]++
+	}
+}
+
+// IDF is BM25's inverse document frequency as Lucene computes it,
+// ln(1 + (N - df + 0.5)/(df + 0.5)), which stays positive for common terms.
+func (c *Collection) IDF(term string) float64 {
+	df := float64(c.DF[term])
+	return math.Log(1 + (float64(c.N)-df+0.5)/(df+0.5))
+}
+
+// pool returns the statistics to use for q: the configured collection, or
+// q's own candidates, and the candidates' terms.
+func (o Options) pool(q *dataset.Question) (*Collection, [][]string) {
+	terms := make([][]string, len(q.Candidates))
+	for i, c := range q.Candidates {
+		terms[i] = o.Terms(c.Text)
+	}
+	if o.Collection != nil {
+		return o.Collection, terms
+	}
+	c := &Collection{DF: map[string]int{}}
+	total := 0
+	for _, t := range terms {
+		c.add(t)
+		total += len(t)
+	}
+	c.AvgLen = float64(total) / float64(max(c.N, 1))
+	return c, terms
+}
+
+// BM25 is Okapi BM25 (Robertson et al.), summing over the question's terms
+// (repeats included) with Lucene's IDF.
+type BM25 struct{ Options }
+
+// Score implements Ranker.
+func (b BM25) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	k1, bb := b.K1, b.B
+	coll, terms := b.pool(q)
+	qTerms := b.Terms(q.Text)
+	s := make([]float64, len(q.Candidates))
+	for i, ct := range terms {
+		tf := map[string]int{}
+		for _, t := range ct {
+			tf[t]++
+		}
+		norm := 1 - bb
+		if coll.AvgLen > 0 {
+			norm += bb * float64(len(ct)) / coll.AvgLen
+		}
+		for _, t := range qTerms {
+			if f := float64(tf[t]); f > 0 {
+				s[i] += coll.IDF(t) * f * (k1 + 1) / (f + k1*norm)
+			}
+		}
+	}
+	return s, nil
+}
+
+// IDFOverlap sums the IDF of the unique terms a candidate shares with the
+// question: WO with rare words counting more.
+type IDFOverlap struct{ Options }
+
+// Score implements Ranker.
+func (o IDFOverlap) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	coll, terms := o.pool(q)
+	qs := set(o.Terms(q.Text))
+	s := make([]float64, len(q.Candidates))
+	for i, ct := range terms {
+		for _, t := range unique(ct) {
+			if qs[t] {
+				s[i] += coll.IDF(t)
+			}
+		}
+	}
+	return s, nil
+}

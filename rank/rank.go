@@ -1,0 +1,61 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/as2/as2/dataset"
+)
+
+// Ranker scores the candidates of a question. It returns one score per
+// candidate, in the order of q.Candidates; higher is better. It must not read
+// the candidates' labels, and must honour ctx's cancellation in long work.
+type Ranker interface {
+	Score(ctx context.Context, q *dataset.Question) ([]float64, error)
+}
+
+// Func adapts a function to Ranker.
+type Func func(ctx context.Context, q *dataset.Question) ([]float64, error)
+
+// Score calls f.
+func (f Func) Score(ctx context.Context, q *dataset.Question) ([]float64, error) { return f(ctx, q) }
+
+// Order returns the indices of q's candidates sorted by descending score;
+// equal scores keep ascending Position (document order), then index order.
+func Order(q *dataset.Question, scores []float64) []int {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		if scores[i] != scores[j] {
+			return scores[i] > scores[j]
+		}
+		return q.Candidates[i].Position < q.Candidates[j].Position
+	})
+	return idx
+}
+
+// Scored is one candidate of a ranking.
+type Scored struct {
+	Index int     // index in q.Candidates
+	Score float64 // the ranker's score
+}
+
+// Rank scores q with r and returns its candidates in rank order.
+func Rank(ctx context.Context, r Ranker, q *dataset.Question) ([]Scored, error) {
+	scores, err := r.Score(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(scores) != len(q.Candidates) {
+		return nil, fmt.Errorf("ranker returned %d scores for %d candidates", len(scores), len(q.Candidates))
+	}
+	out := make([]Scored, 0, len(scores))
+	for _, i := range Order(q, scores) {
+		out = append(out, Scored{Index: i, Score: scores[i]})
+	}
+	return out, nil
+}

@@ -1,0 +1,125 @@
+package rank
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+)
+
+func question(q string, cands ...string) *dataset.Question {
+	out := &dataset.Question{ID: "q", Text: q}
+	for i, c := range cands {
+		out.Candidates = append(out.Candidates, dataset.Candidate{ID: string(rune('a' + i)), Text: c, Position: i, Label: dataset.Unlabeled})
+	}
+	return out
+}
+
+func scores(t *testing.T, name string, opts Options, q *dataset.Question) []float64 {
+	t.Helper()
+	r, err := New(name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Score(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLexicalRankers(t *testing.T) {
+	q := question("Who wrote the play Hamlet?",
+		"Hamlet is a play.",                           // hamlet, play: 2 (the: no)
+		"The play Hamlet was written by Shakespeare.", // the, play, hamlet: 3
+		"Nothing here.",                               // 0
+		"Hamlet, Hamlet, hamlet!")                     // hamlet: 1
+	def := DefaultOptions()
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want []float64
+	}{
+		{"rr", def, []float64{1, 0.5, 1.0 / 3, 0.25}},
+		{"wo", def, []float64{2, 3, 0, 1}},
+		{"wo+rr", def, []float64{2 + 1.0/2, 3 + 1.0/3, 0 + 1.0/4, 1 + 1.0/5}},
+		{"wo", Options{Stopwords: true}, []float64{2, 2, 0, 1}},
+		// question terms {who wrote the play hamlet} (5); candidate 1 {hamlet is a play} (4): 2 / 7
+		{"jaccard", def, []float64{2.0 / 7, 3.0 / 9, 0, 1.0 / 5}}, // candidate 2: 3 shared of 5 + 7 - 3
+	} {
+		got := scores(t, tc.name, tc.opts, q)
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("%s %+v: scores %v, want %v", tc.name, tc.opts, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+func TestBM25MatchesFormula(t *testing.T) {
+	q := question("red apple", "red apple", "red red red car", "green pear")
+	got := scores(t, "bm25", DefaultOptions(), q)
+	// Pool: N = 3; df(red) = 2, df(apple) = 1; lengths 2, 4, 2, avg 8/3.
+	idf := func(df float64) float64 { return math.Log(1 + (3-df+0.5)/(df+0.5)) }
+	term := func(tf, dl float64) float64 {
+		return tf * 2.2 / (tf + 1.2*(0.25+0.75*dl/(8.0/3)))
+	}
+	want := []float64{idf(2)*term(1, 2) + idf(1)*term(1, 2), idf(2) * term(3, 4), 0}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("bm25 %v, want %v", got, want)
+		}
+	}
+	idfo := scores(t, "idf-overlap", DefaultOptions(), q)
+	if want := []float64{idf(2) + idf(1), idf(2), 0}; math.Abs(idfo[0]-want[0])+math.Abs(idfo[1]-want[1])+idfo[2] > 1e-12 {
+		t.Fatalf("idf-overlap %v, want %v", idfo, want)
+	}
+}
+
+func TestCollectionIDF(t *testing.T) {
+	qs := []dataset.Question{*question("x", "a b", "a c"), *question("y", "a b", "d")} // "a b" shared: counted once
+	c := NewCollection(qs, DefaultOptions())
+	if c.N != 3 || c.DF["a"] != 2 || c.DF["d"] != 1 || c.AvgLen != 5.0/3 {
+		t.Fatalf("collection %+v", c)
+	}
+}
+
+func TestRankersIgnoreLabels(t *testing.T) {
+	q := question("who wrote hamlet", "hamlet by shakespeare", "a play", "hamlet")
+	for _, name := range Names {
+		before := scores(t, name, DefaultOptions(), q)
+		labelled := *q
+		labelled.Candidates = append([]dataset.Candidate(nil), q.Candidates...)
+		for i := range labelled.Candidates {
+			labelled.Candidates[i].Label = i % 2
+		}
+		if after := scores(t, name, DefaultOptions(), &labelled); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: labels changed the scores: %v vs %v", name, before, after)
+		}
+	}
+}
+
+func TestOrderBreaksTiesByPosition(t *testing.T) {
+	q := question("q", "a", "b", "c", "d")
+	q.Candidates[0].Position, q.Candidates[1].Position, q.Candidates[2].Position, q.Candidates[3].Position = 3, 2, 1, 0
+	got := Order(q, []float64{1, 2, 1, 1})
+	if want := []int{1, 3, 2, 0}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
+func TestRankChecksScoreCount(t *testing.T) {
+	bad := Func(func(context.Context, *dataset.Question) ([]float64, error) { return []float64{1}, nil })
+	if _, err := Rank(context.Background(), bad, question("q", "a", "b")); err == nil {
+		t.Fatal("a ranker returning too few scores was accepted")
+	}
+}
+
+func TestUnknownRanker(t *testing.T) {
+	if _, err := New("magic", DefaultOptions()); err == nil {
+		t.Fatal("unknown ranker accepted")
+	}
+}
