@@ -51,9 +51,9 @@ func (d *datasetFlags) load() (all, kept []dataset.Question, sub dataset.Subset,
 
 // rankerFlags choose and configure a ranker.
 type rankerFlags struct {
-	name  string
-	opts  rank.Options
-	idf   string
+	name string
+	opts rank.Options
+	idf  string
 }
 
 func (r *rankerFlags) register(fs *pflag.FlagSet) {

@@ -71,7 +71,7 @@ func TestNormalizeNumbers(t *testing.T) {
 func TestRealSplits(t *testing.T) {
 	dir := filepath.Join(shareddata.Dir(t), "trecqa")
 	for _, tc := range []struct {
-		split                string
+		split                 string
 		questions, pairs, pos int
 	}{
 		{"train", 93, 4718, 348},
