@@ -114,13 +114,25 @@ func ReadFolder(dir string) ([]dataset.Question, error) {
 		}); err != nil {
 			return nil, err
 		}
-		if i > 0 && len(cols[i]) != len(cols[0]) {
-			return nil, &dataset.ParseError{File: p, Err: fmt.Errorf("%d lines, but a.toks has %d: the files must be line-aligned", len(cols[i]), len(cols[0]))}
+	}
+	return parseColumns(dir, cols[0], cols[1], cols[2], cols[3])
+}
+
+// parseColumns groups the line-aligned columns of a castorini folder into
+// questions; dir names the files in errors.
+func parseColumns(dir string, as, bs, sims, ids []string) ([]dataset.Question, error) {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"b.toks", len(bs)}, {"sim.txt", len(sims)}, {"id.txt", len(ids)}} {
+		if c.n != len(as) {
+			return nil, &dataset.ParseError{File: filepath.Join(dir, c.name), Err: fmt.Errorf("%d lines, but a.toks has %d: the files must be line-aligned", c.n, len(as))}
 		}
 	}
 	var qs []dataset.Question
-	for line := 1; line <= len(cols[0]); line++ {
-		question, cand, sim, id := cols[0][line-1], cols[1][line-1], strings.TrimSpace(cols[2][line-1]), strings.TrimSpace(cols[3][line-1])
+	seen := map[string]bool{}
+	for line := 1; line <= len(as); line++ {
+		question, cand, sim, id := as[line-1], bs[line-1], strings.TrimSpace(sims[line-1]), strings.TrimSpace(ids[line-1])
 		at := func(file, format string, args ...any) error {
 			return dataset.Errorf(filepath.Join(dir, file), line, format, args...)
 		}
@@ -137,6 +149,10 @@ func ReadFolder(dir string) ([]dataset.Question, error) {
 			return nil, at("sim.txt", "label %q is not 0 or 1", sim)
 		}
 		if len(qs) == 0 || qs[len(qs)-1].ID != id {
+			if seen[id] {
+				return nil, at("id.txt", "question %s appears again after other questions; its lines must be contiguous", id)
+			}
+			seen[id] = true
 			if strings.TrimSpace(question) == "" {
 				return nil, at("a.toks", "empty question")
 			}

@@ -48,6 +48,7 @@ func TestReadFolderErrors(t *testing.T) {
 		{"empty question", folder(" \n", "a\n", "1\n", "1\n"), "a.toks:1: empty question"},
 		{"empty candidate", folder("q\nq\n", "a\n\n", "1\n0\n", "1\n1\n"), "b.toks:2: empty candidate"},
 		{"question changes", folder("q\nr\n", "a\nb\n", "1\n0\n", "1\n1\n"), "a.toks:2: question 1 changes text"},
+		{"not contiguous", folder("q\nr\nq\n", "a\nb\nc\n", "1\n0\n1\n", "1\n2\n1\n"), "id.txt:3: question 1 appears again"},
 		{"missing file", map[string]string{"a.toks": "q\n"}, "b.toks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,4 +110,23 @@ func TestRealSplits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzParseColumns feeds the folder parser four arbitrary files' lines.
+func FuzzParseColumns(f *testing.F) {
+	f.Add("who ?\nwho ?", "yes .\nno .", "1\n0", "1.1\n1.1")
+	f.Add("q\nr", "a\nb", "1\n0", "1\n1")
+	f.Add("q", "a", "2", "")
+	f.Fuzz(func(t *testing.T, a, b, sim, id string) {
+		lines := func(s string) []string { return strings.Split(s, "\n") }
+		qs, err := parseColumns("fuzz", lines(a), lines(b), lines(sim), lines(id))
+		if err != nil {
+			return
+		}
+		for i := range qs {
+			if err := qs[i].Validate(); err != nil {
+				t.Fatalf("parser returned an invalid question: %v", err)
+			}
+		}
+	})
 }

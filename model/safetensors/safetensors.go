@@ -1,0 +1,194 @@
+// Package safetensors reads and writes the safetensors format of Hugging
+// Face (https://github.com/huggingface/safetensors): an 8-byte little-endian
+// header length N, N bytes of JSON describing each tensor (dtype, shape and
+// byte offsets into the data that follows) plus an optional "__metadata__"
+// map of strings, then the raw little-endian tensor data. as2 stores model
+// weights in it, so that other tools can read them, and its model
+// configuration in the metadata.
+//
+// Only float32 tensors ("F32") are supported, which is all as2 writes. The
+// reader trusts nothing in the file: the header size is bounded, every
+// offset range must lie inside the data, match its shape and not overlap
+// another, so a corrupt or hostile file gives an error, never a panic or a
+// huge allocation.
+package safetensors
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+)
+
+// MaxHeader bounds the JSON header, as the reference implementation does.
+const MaxHeader = 100 << 20
+
+// Tensor is a named float32 tensor.
+type Tensor struct {
+	Name  string
+	Shape []int
+	Data  []float32
+}
+
+type entry struct {
+	DType   string   `json:"dtype"`
+	Shape   []int    `json:"shape"`
+	Offsets [2]int64 `json:"data_offsets"`
+}
+
+// Write writes tensors (in the order given) and metadata to w.
+func Write(w io.Writer, tensors []Tensor, metadata map[string]string) error {
+	header := map[string]any{}
+	if len(metadata) > 0 {
+		header["__metadata__"] = metadata
+	}
+	var off int64
+	for _, t := range tensors {
+		if t.Name == "" || t.Name == "__metadata__" {
+			return fmt.Errorf("safetensors: invalid tensor name %q", t.Name)
+		}
+		if _, dup := header[t.Name]; dup {
+			return fmt.Errorf("safetensors: tensor %q twice", t.Name)
+		}
+		if n := numel(t.Shape); n != len(t.Data) {
+			return fmt.Errorf("safetensors: tensor %q has shape %v but %d values", t.Name, t.Shape, len(t.Data))
+		}
+		shape := t.Shape
+		if shape == nil {
+			shape = []int{}
+		}
+		size := int64(4 * len(t.Data))
+		header[t.Name] = entry{DType: "F32", Shape: shape, Offsets: [2]int64{off, off + size}}
+		off += size
+	}
+	js, err := json.Marshal(header)
+	if err != nil {
+		return err
+	}
+	// The reference implementation pads the header with spaces to a
+	// multiple of 8 so that the data is aligned.
+	for len(js)%8 != 0 {
+		js = append(js, ' ')
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(js)))
+	bw.Write(n[:])
+	bw.Write(js)
+	buf := make([]byte, 4096)
+	for _, t := range tensors {
+		for i := 0; i < len(t.Data); {
+			k := 0
+			for ; k+4 <= len(buf) && i < len(t.Data); k, i = k+4, i+1 {
+				binary.LittleEndian.PutUint32(buf[k:], math.Float32bits(t.Data[i]))
+			}
+			if _, err := bw.Write(buf[:k]); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// Read reads a whole safetensors stream: the tensors in file order and the
+// metadata.
+func Read(r io.Reader) ([]Tensor, map[string]string, error) {
+	var n [8]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, nil, fmt.Errorf("safetensors: reading header length: %w", truncated(err))
+	}
+	hlen := binary.LittleEndian.Uint64(n[:])
+	if hlen > MaxHeader {
+		return nil, nil, fmt.Errorf("safetensors: header of %d bytes is larger than %d: not a safetensors file?", hlen, MaxHeader)
+	}
+	js := make([]byte, hlen)
+	if _, err := io.ReadFull(r, js); err != nil {
+		return nil, nil, fmt.Errorf("safetensors: reading %d-byte header: %w", hlen, truncated(err))
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(js, &raw); err != nil {
+		return nil, nil, fmt.Errorf("safetensors: malformed header: %w", err)
+	}
+	var meta map[string]string
+	if m, ok := raw["__metadata__"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, nil, fmt.Errorf("safetensors: __metadata__ is not a map of strings: %w", err)
+		}
+		delete(raw, "__metadata__")
+	}
+	type item struct {
+		name string
+		e    entry
+	}
+	items := make([]item, 0, len(raw))
+	for name, v := range raw {
+		var e entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
+		}
+		if e.DType != "F32" {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q has dtype %q; as2 reads F32 only", name, e.DType)
+		}
+		for _, d := range e.Shape {
+			if d < 0 {
+				return nil, nil, fmt.Errorf("safetensors: tensor %q has negative dimension in shape %v", name, e.Shape)
+			}
+		}
+		want := int64(4)
+		for _, d := range e.Shape {
+			if d != 0 && want > math.MaxInt64/int64(d) {
+				return nil, nil, fmt.Errorf("safetensors: tensor %q: shape %v too large", name, e.Shape)
+			}
+			want *= int64(d)
+		}
+		if e.Offsets[0] < 0 || e.Offsets[1]-e.Offsets[0] != want {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: offsets %v do not hold shape %v", name, e.Offsets, e.Shape)
+		}
+		items = append(items, item{name, e})
+	}
+	// Data is read in offset order; ranges must tile the buffer exactly.
+	sort.Slice(items, func(i, j int) bool { return items[i].e.Offsets[0] < items[j].e.Offsets[0] })
+	br := bufio.NewReaderSize(r, 1<<20)
+	var pos int64
+	out := make([]Tensor, 0, len(items))
+	buf := make([]byte, 4096)
+	for _, it := range items {
+		if it.e.Offsets[0] != pos {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q starts at byte %d of the data, want %d (gap or overlap)", it.name, it.e.Offsets[0], pos)
+		}
+		count := int((it.e.Offsets[1] - it.e.Offsets[0]) / 4)
+		data := make([]float32, 0, min(count, 1<<20)) // grows only as data actually arrives
+		for remaining := count; remaining > 0; {
+			k := min(remaining*4, len(buf))
+			if _, err := io.ReadFull(br, buf[:k]); err != nil {
+				return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", it.name, truncated(err))
+			}
+			for i := 0; i < k; i += 4 {
+				data = append(data, math.Float32frombits(binary.LittleEndian.Uint32(buf[i:])))
+			}
+			remaining -= k / 4
+		}
+		pos = it.e.Offsets[1]
+		out = append(out, Tensor{Name: it.name, Shape: it.e.Shape, Data: data})
+	}
+	return out, meta, nil
+}
+
+func truncated(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("file is truncated")
+	}
+	return err
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
