@@ -37,9 +37,12 @@
 // after titles ("Mr.", "Dr.", "Gen."), "e.g.", "i.e.", "vs.", initials
 // ("J. R. R. Tolkien", "George W. Bush") and dotted abbreviations ("U.S.")
 // unless the next word is a typical sentence opener ("The", "He", "In", …),
-// nor after "No." / "c." / "pp." before a number. A sentence never ends in
-// the middle of a UAX #29 word. Line breaks always end a sentence (UAX #29
-// treats them as paragraph separators).
+// nor after "No." / "c." / "pp." before a number. It does not split before a
+// lowercase word (`"Why?" he asked`, "Yahoo! is"), and keeps Wikipedia
+// references with their sentence ("in 1990.[1] He" splits after "[1]"). A
+// sentence never ends in the middle of a UAX #29 word. Line breaks always end
+// a sentence (UAX #29 treats them as paragraph separators); a period without
+// a following space ("big.It") never does.
 //
 // Every [Sentence] carries the byte offsets of its text in the input, so
 // that a SQuAD reader can map answer offsets to sentences:

@@ -22,14 +22,14 @@ var (
 	// a sentence: never split after them.
 	strongAbbrevs = setOf(
 		"mr", "mrs", "ms", "messrs", "dr", "prof", "rev", "hon", "pres",
-		"gen", "gov", "sen", "rep", "lt", "col", "capt", "cmdr", "sgt", "maj", "adm", "cpl", "fr", "sr",
+		"gen", "gov", "sen", "rep", "lt", "col", "capt", "cmdr", "sgt", "maj", "adm", "cpl", "fr",
 		"vs", "e.g", "i.e", "cf", "viz",
 	)
 	// weakAbbrevs can end a sentence ("born in St. Louis" vs "on Main St."):
 	// split after them only if a typical sentence opener follows. Single
 	// capital initials and dotted abbreviations ("U.S.") are treated alike.
 	weakAbbrevs = setOf(
-		"st", "jr", "inc", "co", "corp", "ltd", "bros", "mt", "ft", "ave", "ph.d",
+		"st", "jr", "sr", "inc", "co", "corp", "ltd", "bros", "mt", "ft", "ave", "ph.d",
 		"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 	)
 	// numAbbrevs are not split off when a number follows: "No. 5",
@@ -66,6 +66,13 @@ func SplitSentences(s string) []Sentence {
 		var seg string
 		seg, rest, state = uniseg.FirstSentenceInString(rest, state)
 		end += len(seg)
+		if n := citation(s[start:end], rest); n > 0 {
+			// UAX #29 breaks "born in 1990.[1] He" after the "[": move
+			// the boundary past the reference and restart segmentation
+			// there, at a sentence start.
+			end += n
+			rest, state = rest[n:], -1
+		}
 		if rest != "" && (!words.at(end) || continues(s[start:end], rest)) {
 			continue
 		}
@@ -106,12 +113,45 @@ func (w *wordBoundaries) at(p int) bool {
 	return w.pos == p
 }
 
+// maxCitation is the longest text citation accepts between brackets.
+const maxCitation = 24
+
+// citation returns the length of the Wikipedia-style references ("1]",
+// "1][2]") that follow a sentence ending in "[", or 0. UAX #29 only breaks
+// after such a "[" when no lowercase letter follows, so "[note 1]" stays
+// where UAX #29 leaves it.
+func citation(sent, next string) int {
+	if !strings.HasSuffix(sent, "[") {
+		return 0
+	}
+	n, good := 0, 0
+	for {
+		i := strings.IndexAny(next[n:min(len(next), n+maxCitation+1)], "[]\n\r")
+		if i <= 0 || next[n+i] != ']' {
+			return good
+		}
+		n += i + 1
+		good = n
+		if !strings.HasPrefix(next[n:], "[") {
+			return good
+		}
+		n++ // the "[" of the next reference
+	}
+}
+
 // continues reports whether the UAX #29 boundary between sentence sent and
-// the text next is a false one: a period after an abbreviation or initial.
+// the text next is a false one: a lowercase word follows, or the period
+// belongs to an abbreviation or initial.
 func continues(sent, next string) bool {
 	body := strings.TrimRightFunc(sent, unicode.IsSpace)
 	if strings.ContainsAny(sent[len(body):], "\n\r\u0085\u2028\u2029") {
 		return false // a line break is a paragraph break
+	}
+	nextWord, nextDigit := firstWord(next)
+	if r, _ := utf8.DecodeRuneInString(nextWord); unicode.IsLower(r) {
+		// UAX #29 already keeps "etc. and" together, but not `"Why?" he
+		// asked` or "Yahoo! is".
+		return true
 	}
 	if !strings.HasSuffix(body, ".") {
 		return false // "?", "!", or closing quotes/brackets after the period
@@ -121,7 +161,6 @@ func continues(sent, next string) bool {
 	if word == "" {
 		return false
 	}
-	nextWord, nextDigit := firstWord(next)
 
 	if r, n := utf8.DecodeRuneInString(word); n == len(word) {
 		// One letter: "v." (versus) never ends a sentence, "c." / "p."

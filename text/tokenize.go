@@ -40,17 +40,24 @@ func Tokenize(s string) []string {
 	// which is what makes Tokenize(strings.ToLower(s)) == Tokenize(s). It
 	// also replaces invalid UTF-8 by U+FFFD.
 	s = strings.ToLower(s)
-	segs := make([]string, 0, len(s)/3+1)
+	segs := make([]string, 0, len(s)/2+1) // English: about one segment per 2.5 bytes
 	for state := -1; s != ""; {
 		var w string
 		w, s, state = uniseg.FirstWordInString(s, state)
 		segs = append(segs, w)
 	}
 
-	toks := make([]string, 0, len(segs)/2+1)
-	prevWord := false // segs[i-1] was a word ending in a letter, digit or abbreviation
+	toks := make([]string, 0, len(segs)*2/3+1) // a bit over half are not spaces
+	// prevWord: the previous segment was a word ending in a letter, digit
+	// or abbreviation period, so an apostrophe right after it can start a
+	// clitic.
+	prevWord := false
 	for i := 0; i < len(segs); i++ {
 		w := segs[i]
+		if w == " " { // fast path for the most common segment
+			prevWord = false
+			continue
+		}
 		if strings.IndexFunc(w, unicode.IsSpace) >= 0 {
 			// Mostly pure white space, but UAX #29 glues marks and
 			// ZWJ emoji sequences onto a preceding space (" \u200d😀").
@@ -102,6 +109,9 @@ func normalize(w string) string {
 // visible reports whether w has a character that is not invisible. Tokens
 // made only of invisible characters carry no meaning for the rankers.
 func visible(w string) bool {
+	if w != "" && '!' <= w[0] && w[0] <= '~' {
+		return true // printable ASCII, the common case
+	}
 	return strings.IndexFunc(w, func(r rune) bool { return !invisible(r) }) >= 0
 }
 
