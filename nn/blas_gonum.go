@@ -1,0 +1,32 @@
+//go:build !openblas || !cgo
+
+package nn
+
+import (
+	"github.com/as2/as2/nn/internal/f32"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// The default backend: pure Go, so that CGO_ENABLED=0 builds work
+// everywhere. float32 products use our AVX2/FMA kernels where they apply
+// (internal/f32), gonum's BLAS otherwise; float64 (gradient checks) always
+// uses gonum.
+
+func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if f32.Gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
+	blas32.Implementation().Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	blas64.Implementation().Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// BLASName describes the matrix-multiply backend, for reports.
+func BLASName() string { return "gonum (pure Go)" }
+
+// EnsureBLASEnv prepares the environment the BLAS backend needs before any
+// work starts. The pure-Go backend needs nothing; see the openblas build.
+func EnsureBLASEnv() {}

@@ -1,0 +1,76 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func embedConvTable() *Tensor[float64] {
+	rng := NewRNG(3)
+	t := NewTensor[float64](6, 4)
+	Normal(t, 1, rng)
+	return t
+}
+
+func TestEmbedConvGradients(t *testing.T) {
+	table := embedConvTable()
+	for _, tc := range []struct {
+		name string
+		ids  []int
+		k    int
+		pad  int
+		pool bool
+	}{
+		{"same padding, repeats, unknown word", []int{1, 3, 1, -1, 5, 3}, 3, 1, false},
+		{"valid", []int{0, 2, 4, 2, 1}, 2, 0, false},
+		{"shorter than kernel", []int{2}, 5, 2, false},
+		{"under max pool", []int{1, 3, 1, -1, 5, 3, 0}, 5, 2, true},
+	} {
+		ids, k, pad, pool := tc.ids, tc.k, tc.pad, tc.pool
+		gradcheck(t, gradCase{name: tc.name, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+			w := ps.New("w", 3, k*4)
+			GlorotUniform(w.Value, k*4, 3, rng)
+			return func(tp *Tape[float64], _ []*Var[float64]) *Var[float64] {
+				y := tp.EmbedConv(table, ids, tp.Param(w), k, pad)
+				if pool {
+					return tp.MaxPool(y)
+				}
+				return y
+			}
+		}})
+	}
+}
+
+// TestEmbedConvMatchesConv1d checks the forward pass against Conv1d over
+// the looked-up rows.
+func TestEmbedConvMatchesConv1d(t *testing.T) {
+	table := embedConvTable()
+	ids := []int{1, 3, 1, -1, 5, 3, 0}
+	rng := NewRNG(9)
+	w := NewTensor[float64](3, 5*4)
+	GlorotUniform(w, 20, 3, rng)
+	tp := NewTape[float64](nil, 1)
+	got := tp.EmbedConv(table, ids, tp.Const(w), 5, 2)
+	want := tp.Conv1d(tp.Embedding(tp.Const(table), ids), tp.Const(w), nil, 5, 2)
+	for i := range want.Value.Data {
+		if math.Abs(got.Value.Data[i]-want.Value.Data[i]) > 1e-12 {
+			t.Fatalf("value %d: %v, Conv1d gives %v", i, got.Value.Data[i], want.Value.Data[i])
+		}
+	}
+}
+
+// TestConvWordsSharedProjection checks gradients when one projection serves
+// several sentences, as for a question's candidates.
+func TestConvWordsSharedProjection(t *testing.T) {
+	table := embedConvTable()
+	a, b := []int{1, 3, 1, -1, 5}, []int{3, 0, 2, 3, 3, 4}
+	gradcheck(t, gradCase{name: "shared", build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+		w := ps.New("w", 3, 3*4)
+		GlorotUniform(w.Value, 12, 3, rng)
+		return func(tp *Tape[float64], _ []*Var[float64]) *Var[float64] {
+			p := tp.ProjectWords(table, tp.Param(w), 3, a, b)
+			return tp.Concat(tp.MaxPool(tp.ConvWords(p, a, 1)), tp.MaxPool(tp.ConvWords(p, b, 1)), tp.Reshape(tp.ConvWords(p, b, 0), 12))
+		}
+	}})
+}

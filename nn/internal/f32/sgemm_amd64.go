@@ -1,0 +1,190 @@
+//go:build amd64 && !purego
+
+// Package f32 is a float32 GEMM with AVX2/FMA micro-kernels in Go assembly
+// (still a pure-Go build: no cgo; it lives in its own package because a
+// package using cgo, as nn does with -tags openblas, cannot hold Go
+// assembly). gonum's kernels are 4-wide SSE dot/axpy loops; these
+// keep a whole C tile in registers and issue 8-wide FMAs, several times
+// faster on the shapes that dominate our models (25×520 by 520×300 for a
+// convolution). Everything the kernels do not cover (edges, tiny products,
+// alpha ≠ 1, CPUs without AVX2) goes to gonum.
+package f32
+
+import (
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+func xgetbv0() (eax uint32)
+
+//go:noescape
+func kernNN6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func kernNT3x4(k8 int, a *float32, lda int, b *float32, ldb int, out *[12]float32)
+
+//go:noescape
+func kernNN1x16(k int, a *float32, b *float32, ldb int, c *float32)
+
+//go:noescape
+func kernNT1x4(k8 int, a *float32, b *float32, ldb int, out *[4]float32)
+
+// HasAVX2FMA reports CPU and OS support for AVX2 and FMA (YMM state saved).
+var HasAVX2FMA = detectAVX2FMA()
+
+func detectAVX2FMA() bool {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false
+	}
+	_, _, c, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if c&fma == 0 || c&osxsave == 0 || c&avx == 0 || xgetbv0()&6 != 6 {
+		return false
+	}
+	_, b, _, _ := cpuid(7, 0)
+	return b&(1<<5) != 0
+}
+
+// asmMinWork: below this many multiply-adds gonum's lower overhead wins.
+const asmMinWork = 4096
+
+var scratch32 = sync.Pool{New: func() any { return new([]float32) }}
+
+// transposeInto returns the [cols, rows] transpose of the rows×cols matrix
+// a (stride lda) in a pooled buffer; release it with scratch32.Put.
+func transposeInto(rows, cols int, a []float32, lda int) *[]float32 {
+	p := scratch32.Get().(*[]float32)
+	if cap(*p) < rows*cols {
+		*p = make([]float32, rows*cols)
+	}
+	t := (*p)[:rows*cols]
+	for r := 0; r < rows; r++ {
+		for c, v := range a[r*lda : r*lda+cols] {
+			t[c*rows+r] = v
+		}
+	}
+	*p = t
+	return p
+}
+
+// Gemm computes C = alpha·op(A)·op(B) + beta·C (row-major) with the
+// assembly kernels and reports whether it did; false leaves C untouched and
+// the caller should use another implementation.
+func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
+	if !HasAVX2FMA || alpha != 1 || m*n*k < asmMinWork {
+		return false
+	}
+	nt := tB // NT kernel for A·Bᵀ, NN kernel for A·B
+	if nt && (n < 4 || k < 8) || !nt && n < 16 {
+		return false
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+			} else {
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	if tA { // op(A) = Aᵀ: materialise it; k is small in our TN products
+		p := transposeInto(k, m, a, lda)
+		defer scratch32.Put(p)
+		a, lda = *p, k
+	}
+	if nt {
+		sgemmNT(m, n, k, a, lda, b, ldb, c, ldc)
+	} else {
+		sgemmNN(m, n, k, a, lda, b, ldb, c, ldc)
+	}
+	return true
+}
+
+// sgemmNN: C += A·B, A [m,k], B [k,n]: 6×16 tiles; 3–5 leftover rows run
+// as one zero-padded 6-row tile (each tile pass streams a B panel from
+// cache, so fewer passes is what counts), 1–2 as single rows; gonum does
+// the last n mod 16 columns.
+func sgemmNN(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	mb, nb := m/6*6, n/16*16
+	rem := m - mb
+	var padA *[]float32
+	var padC [6 * 16]float32
+	if rem >= 3 {
+		padA = scratch32.Get().(*[]float32)
+		defer scratch32.Put(padA)
+		if cap(*padA) < 6*k {
+			*padA = make([]float32, 6*k)
+		}
+		*padA = (*padA)[:6*k]
+		clear(*padA)
+		for r := 0; r < rem; r++ {
+			copy((*padA)[r*k:(r+1)*k], a[(mb+r)*lda:(mb+r)*lda+k])
+		}
+	}
+	for j := 0; j < nb; j += 16 {
+		for i := 0; i < mb; i += 6 {
+			kernNN6x16(k, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc)
+		}
+		if padA != nil {
+			for r := 0; r < rem; r++ {
+				copy(padC[r*16:(r+1)*16], c[(mb+r)*ldc+j:(mb+r)*ldc+j+16])
+			}
+			kernNN6x16(k, &(*padA)[0], k, &b[j], ldb, &padC[0], 16)
+			for r := 0; r < rem; r++ {
+				copy(c[(mb+r)*ldc+j:(mb+r)*ldc+j+16], padC[r*16:(r+1)*16])
+			}
+			continue
+		}
+		for i := mb; i < m; i++ {
+			kernNN1x16(k, &a[i*lda], &b[j], ldb, &c[i*ldc+j])
+		}
+	}
+	if nb < n {
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, m, n-nb, k, 1, a, lda, b[nb:], ldb, 1, c[nb:], ldc)
+	}
+}
+
+// sgemmNT: C += A·Bᵀ, A [m,k], B [n,k], k ≥ 8: 3×4 tiles, then single rows,
+// then gonum for the last n mod 4 columns. (An AVX-512 4×4 variant was no
+// faster on our Xeon: the A panel streams from L2 either way.)
+func sgemmNT(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	mb, nb := m/3*3, n/4*4
+	k8 := k &^ 7
+	var out [12]float32
+	var out1 [4]float32
+	for j := 0; j < nb; j += 4 {
+		for i := 0; i < m; {
+			rows := 3
+			if i < mb {
+				kernNT3x4(k8, &a[i*lda], lda, &b[j*ldb], ldb, &out)
+			} else {
+				kernNT1x4(k8, &a[i*lda], &b[j*ldb], ldb, &out1)
+				copy(out[:4], out1[:])
+				rows = 1
+			}
+			for ii := 0; ii < rows; ii++ {
+				ar := a[(i+ii)*lda : (i+ii)*lda+k]
+				cr := c[(i+ii)*ldc+j : (i+ii)*ldc+j+4]
+				for jj := 0; jj < 4; jj++ {
+					s := out[ii*4+jj]
+					br := b[(j+jj)*ldb : (j+jj)*ldb+k]
+					for l := k8; l < k; l++ { // k mod 8 tail
+						s += ar[l] * br[l]
+					}
+					cr[jj] += s
+				}
+			}
+			i += rows
+		}
+	}
+	if nb < n {
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, m, n-nb, k, 1, a, lda, b[nb*ldb:], ldb, 1, c[nb:], ldc)
+	}
+}

@@ -1,0 +1,179 @@
+package nn
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Var is a node of the computation: a value and, when a gradient flows to
+// it, a gradient buffer of the same shape. Grad is nil for constants and for
+// results that depend on no trainable input, so ops can skip that work.
+type Var[T Float] struct {
+	Value *Tensor[T]
+	Grad  *Tensor[T]
+}
+
+// Shape returns the value's shape.
+func (v *Var[T]) Shape() []int { return v.Value.Shape }
+
+// NeedsGrad reports whether a gradient flows to v.
+func (v *Var[T]) NeedsGrad() bool { return v.Grad != nil }
+
+// Scalar returns the single value of a one-element Var (e.g. a loss).
+func (v *Var[T]) Scalar() float64 {
+	if v.Value.Len() != 1 {
+		panic(fmt.Sprintf("nn: Scalar of shape %v", v.Value.Shape))
+	}
+	return float64(v.Value.Data[0])
+}
+
+// Tape records a define-by-run computation: every op computes its output at
+// once and, if any input needs a gradient, appends a closure that
+// propagates the output's gradient to its inputs. Backward runs the closures
+// in reverse order, which is a valid topological order because an op can
+// only consume Vars that already exist.
+//
+// A Tape belongs to one goroutine. It accumulates parameter gradients into
+// the Grads it was created with; values and gradients of intermediate Vars
+// live in an arena that Reset recycles, so a training loop that reuses its
+// Tape allocates almost nothing for tensor data in the steady state. Vars
+// from a Tape are invalid after its Reset.
+type Tape[T Float] struct {
+	grads *Grads[T]
+	back  []func()
+	arena arena[T]
+	train bool
+	rng   *rand.Rand
+}
+
+// NewTape returns a tape that accumulates parameter gradients into grads
+// (which may be nil for inference). It starts in training mode; seed drives
+// dropout.
+func NewTape[T Float](grads *Grads[T], seed uint64) *Tape[T] {
+	return &Tape[T]{grads: grads, train: true, rng: NewRNG(seed)}
+}
+
+// Grads returns the gradient buffers this tape accumulates into.
+func (tp *Tape[T]) Grads() *Grads[T] { return tp.grads }
+
+// SetTrain switches training mode (dropout active) on or off. A tape in
+// evaluation mode also records no backward closures for parameters.
+func (tp *Tape[T]) SetTrain(on bool) { tp.train = on }
+
+// Training reports whether the tape is in training mode.
+func (tp *Tape[T]) Training() bool { return tp.train }
+
+// RNG is the tape's random source (dropout), seeded at NewTape.
+func (tp *Tape[T]) RNG() *rand.Rand { return tp.rng }
+
+// Reset forgets the recorded computation and recycles its memory.
+func (tp *Tape[T]) Reset() {
+	clear(tp.back)
+	tp.back = tp.back[:0]
+	tp.arena.reset()
+}
+
+// Const wraps a tensor that needs no gradient (inputs, frozen embeddings).
+func (tp *Tape[T]) Const(t *Tensor[T]) *Var[T] { return &Var[T]{Value: t} }
+
+// Leaf wraps a tensor whose gradient is wanted (tests, input saliency):
+// the gradient buffer is allocated on the tape and read after Backward.
+func (tp *Tape[T]) Leaf(t *Tensor[T]) *Var[T] {
+	return &Var[T]{Value: t, Grad: tp.tensor(t.Shape...)}
+}
+
+// Param makes a parameter available to the computation. Its gradient is
+// accumulated into the tape's Grads; without Grads, or in evaluation mode,
+// the parameter behaves as a constant.
+func (tp *Tape[T]) Param(p *Param[T]) *Var[T] {
+	v := &Var[T]{Value: p.Value}
+	if tp.grads != nil && tp.train {
+		v.Grad = tp.grads.Of(p)
+	}
+	return v
+}
+
+// Backward propagates gradients from a scalar loss (seeded with 1) through
+// the recorded computation.
+func (tp *Tape[T]) Backward(loss *Var[T]) {
+	if loss.Value.Len() != 1 {
+		panic(fmt.Sprintf("nn: Backward from non-scalar of shape %v", loss.Value.Shape))
+	}
+	tp.BackwardFrom(loss, []T{1})
+}
+
+// BackwardFrom propagates a given output gradient (same size as v).
+func (tp *Tape[T]) BackwardFrom(v *Var[T], grad []T) {
+	if v.Grad == nil {
+		return // nothing trainable upstream
+	}
+	addTo(v.Grad.Data, grad)
+	for i := len(tp.back) - 1; i >= 0; i-- {
+		tp.back[i]()
+	}
+}
+
+// tensor allocates a zero tensor on the arena.
+func (tp *Tape[T]) tensor(shape ...int) *Tensor[T] {
+	// Copy the shape: callers often pass another tensor's Shape.
+	return &Tensor[T]{Shape: append([]int(nil), shape...), Data: tp.arena.alloc(numel(shape))}
+}
+
+// out creates an op's output Var; it gets a gradient buffer iff needGrad.
+func (tp *Tape[T]) out(needGrad bool, shape ...int) *Var[T] {
+	v := &Var[T]{Value: tp.tensor(shape...)}
+	if needGrad {
+		v.Grad = tp.tensor(shape...)
+	}
+	return v
+}
+
+// record appends a backward closure.
+func (tp *Tape[T]) record(f func()) { tp.back = append(tp.back, f) }
+
+// anyGrad reports whether any of vs needs a gradient.
+func anyGrad[T Float](vs ...*Var[T]) bool {
+	for _, v := range vs {
+		if v != nil && v.Grad != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// arena is a bump allocator over reusable chunks: alloc hands out zeroed
+// slices, reset makes all of them available again.
+type arena[T Float] struct {
+	chunks [][]T
+	cur    int // index of the chunk being filled
+	off    int // first free element in chunks[cur]
+}
+
+const arenaChunk = 1 << 16
+
+func (a *arena[T]) alloc(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	for {
+		if a.cur == len(a.chunks) {
+			a.chunks = append(a.chunks, make([]T, max(n, arenaChunk)))
+		}
+		c := a.chunks[a.cur]
+		if a.off+n <= len(c) {
+			s := c[a.off : a.off+n : a.off+n]
+			a.off += n
+			clear(s)
+			return s
+		}
+		if a.off == 0 {
+			// An empty chunk too small for n: replace it by a larger one.
+			a.chunks[a.cur] = make([]T, max(n, arenaChunk))
+			continue
+		}
+		a.cur++
+		a.off = 0
+	}
+}
+
+func (a *arena[T]) reset() { a.cur, a.off = 0, 0 }
