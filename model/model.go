@@ -46,6 +46,9 @@ type Config struct {
 	Params       int             `json:"params"`          // trainable parameters
 	Hyper        json.RawMessage `json:"hyperparameters"` // architecture-specific
 	Training     json.RawMessage `json:"training,omitempty"`
+	// Vocabulary lists the words of the embeddings tensor, if the model
+	// stores one, row by row.
+	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
 // Model is a trained ranker that can be saved.

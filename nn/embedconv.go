@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Convolutions over static word embeddings.
@@ -12,7 +13,7 @@ import (
 // gradient is needed, and words repeat, within a sentence and across the
 // candidate sentences of one question (they come from the same document).
 // ProjectWords multiplies each distinct word by the k filter slices once
-// (one GEMM of [U, D]·[D, F·k]); ConvWords then builds any sentence's
+// (k GEMMs of [U, D]·[D, F]); ConvWords then builds any sentence's
 // convolution by summing projections. The backward pass reads only the
 // nonzero entries of the output gradient (after global max pooling, one per
 // filter) and adds the word's embedding to one filter slice for each.
@@ -23,8 +24,8 @@ type WordProjection[T Float] struct {
 	table *Tensor[T]
 	w     *Var[T]
 	k, f  int
-	slot  map[int]int // word id -> row of proj
-	proj  []T         // [U, F·k]: row u, column j·k+o = filter j's slice o · word u
+	slot  map[int]int // word id -> index into rows
+	rows  [][]T       // [k·F] each: element o·F+j = filter j's slice o · the word
 }
 
 // ProjectWords projects every distinct id (>= 0) of the given sentences
@@ -51,13 +52,92 @@ func (tp *Tape[T]) ProjectWords(table *Tensor[T], w *Var[T], k int, sentences ..
 	if len(uniq) == 0 {
 		return p
 	}
-	rows := tp.arena.alloc(len(uniq) * d)
+	p.rows = project(tp.arena.alloc, table, w.Value, k, uniq)
+	return p
+}
+
+// project computes, for each word of uniq, its product with every filter's
+// slice for every offset, laid out offset-major ([k, F]) so that ConvWords
+// adds contiguous rows: k GEMMs of [U, D]·[D, F], reading w [F, k·D] with a
+// stride.
+func project[T Float](alloc func(int) []T, table, w *Tensor[T], k int, uniq []int) [][]T {
+	d := table.Cols()
+	f := w.Rows()
+	emb := alloc(len(uniq) * d)
 	for u, id := range uniq {
-		copy(rows[u*d:(u+1)*d], table.Data[id*d:(id+1)*d])
+		copy(emb[u*d:(u+1)*d], table.Data[id*d:(id+1)*d])
 	}
-	// w viewed as [F·k, D]: row j·k+o is filter j's slice for offset o.
-	p.proj = tp.arena.alloc(len(uniq) * f * k)
-	gemm(false, true, len(uniq), f*k, d, 1, rows, d, w.Value.Data, d, 0, p.proj, f*k)
+	kf := k * f
+	proj := alloc(len(uniq) * kf)
+	for o := 0; o < k; o++ {
+		gemm(false, true, len(uniq), f, d, 1, emb, d, w.Data[o*d:], k*d, 0, proj[o*f:], kf)
+	}
+	rows := make([][]T, len(uniq))
+	for u := range rows {
+		rows[u] = proj[u*kf : (u+1)*kf : (u+1)*kf]
+	}
+	return rows
+}
+
+// ProjectionCache memoises word projections for inference, while the
+// weights do not change: a word met before costs no arithmetic at all, which
+// makes scoring many times faster than training. It is safe for concurrent
+// use. When it holds more than its limit of words it starts afresh.
+type ProjectionCache[T Float] struct {
+	table, w *Tensor[T]
+	k, f     int
+	limit    int
+	mu       sync.RWMutex
+	rows     map[int][]T
+}
+
+// NewProjectionCache caches projections of rows of table through w [F, k·D]
+// for up to limit words.
+func NewProjectionCache[T Float](table, w *Tensor[T], k, limit int) *ProjectionCache[T] {
+	f, kd := w.Dims()
+	if kd != k*table.Cols() {
+		panic(fmt.Sprintf("nn: NewProjectionCache: table %v, w %v, k %d", table.Shape, w.Shape, k))
+	}
+	return &ProjectionCache[T]{table: table, w: w, k: k, f: f, limit: max(limit, 1), rows: map[int][]T{}}
+}
+
+// Project returns the projection of the sentences' words, computing only
+// the words not cached yet. The result carries no gradient.
+func (c *ProjectionCache[T]) Project(sentences ...[]int) *WordProjection[T] {
+	p := &WordProjection[T]{table: c.table, w: &Var[T]{Value: c.w}, k: c.k, f: c.f, slot: map[int]int{}}
+	var missing []int
+	c.mu.RLock()
+	for _, ids := range sentences {
+		for _, id := range ids {
+			if _, ok := p.slot[id]; id < 0 || ok {
+				continue
+			}
+			if id >= c.table.Rows() {
+				c.mu.RUnlock()
+				panic(fmt.Sprintf("nn: ProjectionCache: id %d outside vocabulary of %d", id, c.table.Rows()))
+			}
+			p.slot[id] = len(p.rows)
+			row, ok := c.rows[id]
+			if !ok {
+				missing = append(missing, id)
+			}
+			p.rows = append(p.rows, row)
+		}
+	}
+	c.mu.RUnlock()
+	if len(missing) == 0 {
+		return p
+	}
+	computed := project(func(n int) []T { return make([]T, n) }, c.table, c.w, c.k, missing)
+	c.mu.Lock()
+	if len(c.rows)+len(missing) > c.limit {
+		clear(c.rows)
+	}
+	for i, id := range missing {
+		c.rows[id] = computed[i]
+		p.rows[p.slot[id]] = computed[i]
+	}
+	c.mu.Unlock()
 	return p
 }
 
@@ -88,10 +168,7 @@ func (tp *Tape[T]) ConvWords(p *WordProjection[T], ids []int, pad int) *Var[T] {
 		yt := out[t*f : (t+1)*f]
 		for o := max(0, pad-t); o < min(k, steps+pad-t); o++ {
 			if s := slot[t+o-pad]; s >= 0 {
-				row := p.proj[s*f*k+o:]
-				for j := range yt {
-					yt[j] += row[j*k]
-				}
+				axpy(1, p.rows[s][o*f:(o+1)*f], yt)
 			}
 		}
 	}

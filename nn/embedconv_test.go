@@ -74,3 +74,25 @@ func TestConvWordsSharedProjection(t *testing.T) {
 		}
 	}})
 }
+
+// TestProjectionCache checks that cached projections give the same
+// convolution as fresh ones, across calls and after the cache overflows.
+func TestProjectionCache(t *testing.T) {
+	table := embedConvTable()
+	rng := NewRNG(5)
+	w := NewTensor[float64](3, 3*4)
+	GlorotUniform(w, 12, 3, rng)
+	c := NewProjectionCache(table, w, 3, 4)
+	tp := NewTape[float64](nil, 1)
+	for _, ids := range [][]int{{1, 3, 1, -1, 5}, {3, 0, 2, 3, 3, 4}, {5, 5, 1}} {
+		want := tp.EmbedConv(table, ids, tp.Const(w), 3, 1)
+		for round := 0; round < 2; round++ {
+			got := tp.ConvWords(c.Project(ids), ids, 1)
+			for i := range want.Value.Data {
+				if math.Abs(got.Value.Data[i]-want.Value.Data[i]) > 1e-12 {
+					t.Fatalf("ids %v round %d: value %d is %v, want %v", ids, round, i, got.Value.Data[i], want.Value.Data[i])
+				}
+			}
+		}
+	}
+}

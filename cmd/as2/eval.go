@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -124,7 +125,7 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 		return err
 	}
 	if e.run != "" {
-		if err := writeAtomic(e.run, cmd.OutOrStdout(), func(w io.Writer) error { return evaluation.WriteRun(w, rep, e.ranker.name) }); err != nil {
+		if err := writeAtomic(e.run, cmd.OutOrStdout(), func(w io.Writer) error { return evaluation.WriteRun(w, rep, runTag(e.ranker.label())) }); err != nil {
 			return fmt.Errorf("--run: %w", err)
 		}
 	}
@@ -133,7 +134,7 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 			return fmt.Errorf("--write-qrels: %w", err)
 		}
 	}
-	s := summary{Dataset: e.data.name, Split: e.data.split, Subset: string(sub), Ranker: e.ranker.name}
+	s := summary{Dataset: e.data.name, Split: e.data.split, Subset: string(sub), Ranker: e.ranker.label()}
 	return e.print(cmd.OutOrStdout(), s, rep.Result, evaluation.Describe(sub, ties))
 }
 
@@ -208,6 +209,11 @@ func (e *evalCmd) print(w io.Writer, s summary, res metric.Result, note string) 
 		fmt.Fprintf(tw, "%s\t%.4f\n", m.Name, s.Metrics[m.Name])
 	}
 	return tw.Flush()
+}
+
+// runTag makes a TREC run tag (no white space) from a ranker's label.
+func runTag(label string) string {
+	return strings.Join(strings.Fields(filepath.Base(label)), "_")
 }
 
 // rounded keeps 4 decimals, as trec_eval prints them.

@@ -1,0 +1,62 @@
+package cosinet
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/dataset/wikiqa"
+	"github.com/as2/as2/embed"
+	"github.com/as2/as2/internal/shareddata"
+	"github.com/as2/as2/train"
+)
+
+func loadWikiQA(b testing.TB, split string) ([]dataset.Question, *embed.Vectors) {
+	data := shareddata.Dir(b)
+	qs, err := wikiqa.Load(filepath.Join(data, "wikiqa"), split)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vecs, err := embed.Load(filepath.Join(data, "embeddings", "glove.6B.100d.wink.as2-vocab.txt.gz"), "auto")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return qs, vecs
+}
+
+// BenchmarkTrainEpoch trains one listwise epoch of Cosinet+BiRNN on the first
+// 200 answered WikiQA train questions; it reports pairs/s.
+func BenchmarkTrainEpoch(b *testing.B) {
+	qs, vecs := loadWikiQA(b, "train")
+	qs = dataset.Filter(qs, dataset.Filtered)[:200]
+	pairs := 0
+	for _, q := range qs {
+		pairs += len(q.Candidates)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, _ := New(DefaultHyper(), vecs, 1)
+		if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 1, LR: 2e-4, Listwise: true, Batch: 2}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(pairs*b.N)/b.Elapsed().Seconds(), "pairs/s")
+}
+
+// BenchmarkScore scores the WikiQA test questions; it reports pairs/s.
+func BenchmarkScore(b *testing.B) {
+	qs, vecs := loadWikiQA(b, "test")
+	m, _ := New(DefaultHyper(), vecs, 1)
+	pairs := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range qs {
+			if _, err := m.Score(context.Background(), &qs[j]); err != nil {
+				b.Fatal(err)
+			}
+			pairs += len(qs[j].Candidates)
+		}
+	}
+	b.ReportMetric(float64(pairs)/b.Elapsed().Seconds(), "pairs/s")
+}

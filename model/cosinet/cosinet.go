@@ -1,0 +1,469 @@
+package cosinet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/embed"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/text"
+)
+
+// Architecture is the name under which Cosinet models are registered.
+const Architecture = "cosinet"
+
+// TokenizerID names the tokenizer the model was trained with.
+const TokenizerID = "as2-text-1"
+
+func init() { model.Register(Architecture, decode) }
+
+// Hyper are Cosinet's hyperparameters, saved in the model file.
+type Hyper struct {
+	Filters      int     `json:"filters"`       // convolution filters per side (paper: 300)
+	Kernel       int     `json:"kernel"`        // convolution width (paper: 5)
+	Relatedness  bool    `json:"relatedness"`   // the max-cosine channel (paper: yes)
+	ExactMatch   bool    `json:"exact_match"`   // the exact-match channel
+	PairFeatures bool    `json:"pair_features"` // word overlap and reciprocal rank at the scorer
+	RNN          string  `json:"rnn"`           // "", rnn, birnn, lstm, bilstm, gru, bigru
+	RNNHidden    int     `json:"rnn_hidden"`    // 0: the paper's sizes (input size; half per direction)
+	Dropout      float64 `json:"dropout"`       // on the pair vectors, in training
+}
+
+// DefaultHyper is the paper's Cosinet (section 5.2) with a BiRNN.
+func DefaultHyper() Hyper {
+	return Hyper{Filters: 300, Kernel: 5, Relatedness: true, RNN: "birnn"}
+}
+
+// RNNKinds lists the accepted values of Hyper.RNN.
+var RNNKinds = []string{"", "rnn", "birnn", "lstm", "bilstm", "gru", "bigru"}
+
+func (h Hyper) validate() error {
+	if h.Filters < 1 || h.Filters > 4096 {
+		return fmt.Errorf("filters %d: want 1 to 4096", h.Filters)
+	}
+	if h.Kernel < 1 || h.Kernel > 15 {
+		return fmt.Errorf("kernel %d: want 1 to 15", h.Kernel)
+	}
+	if h.Dropout < 0 || h.Dropout >= 1 {
+		return fmt.Errorf("dropout %v: want [0, 1)", h.Dropout)
+	}
+	if h.RNNHidden < 0 || h.RNNHidden > 4096 {
+		return fmt.Errorf("rnn hidden size %d: want 0 to 4096", h.RNNHidden)
+	}
+	for _, k := range RNNKinds {
+		if h.RNN == k {
+			return nil
+		}
+	}
+	return fmt.Errorf("rnn %q: want one of none, %s", h.RNN, strings.Join(RNNKinds[1:], ", "))
+}
+
+// wordFeatures is the number of per-word channels besides the embedding.
+func (h Hyper) wordFeatures() int {
+	n := 0
+	if h.Relatedness {
+		n++
+	}
+	if h.ExactMatch {
+		n++
+	}
+	return n
+}
+
+const pairFeatures = 2
+
+// Model is a Cosinet ranker. It is safe for concurrent Score calls; Loss
+// and ParamsChanged are for training, which owns the model meanwhile.
+type Model struct {
+	hyper Hyper
+	vecs  *embed.Vectors // the static embeddings
+	table *nn.Tensor[float32]
+	unit  *embed.Vectors // unit-length copy, for cosines
+	ps    *nn.Params[float32]
+
+	convQ, convC side
+	rnn          nn.SeqLayer[float32]
+	out          *nn.Linear[float32]
+	training     json.RawMessage
+
+	tapes sync.Pool
+	// Inference caches of word projections, one per side, dropped when the
+	// parameters change.
+	cacheQ, cacheC atomic.Pointer[nn.ProjectionCache[float32]]
+}
+
+// cacheBytes bounds each side's projection cache.
+const cacheBytes = 64 << 20
+
+func (m *Model) cache(p *atomic.Pointer[nn.ProjectionCache[float32]], w *nn.Param[float32]) *nn.ProjectionCache[float32] {
+	if c := p.Load(); c != nil {
+		return c
+	}
+	c := nn.NewProjectionCache(m.table, w.Value, m.hyper.Kernel, cacheBytes/(4*w.Value.Len()/m.vecs.Dim))
+	if p.CompareAndSwap(nil, c) {
+		return c
+	}
+	return p.Load()
+}
+
+// side is one sentence encoder: the convolution split into its embedding
+// part (nn.EmbedConv) and its word-feature part (nn.Conv1d), which sum to
+// one convolution over the concatenated input.
+type side struct {
+	wE, wF, b *nn.Param[float32]
+}
+
+// New creates an untrained Cosinet over vecs, initialised from seed.
+func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
+	if err := h.validate(); err != nil {
+		return nil, err
+	}
+	if vecs == nil || vecs.Len() == 0 {
+		return nil, fmt.Errorf("cosinet needs word embeddings")
+	}
+	m := &Model{hyper: h, vecs: vecs, ps: nn.NewParams[float32]()}
+	m.table = nn.FromSlice(vecs.Data, vecs.Len(), vecs.Dim)
+	m.unit = vecs.Normalized()
+	rng := nn.NewRNG(seed)
+	m.convQ = m.newSide("conv_q", rng)
+	m.convC = m.newSide("conv_c", rng)
+	in := 2 * h.Filters
+	if h.PairFeatures {
+		in += pairFeatures
+	}
+	if h.RNN != "" {
+		hidden := h.RNNHidden
+		bi := strings.HasPrefix(h.RNN, "bi")
+		if hidden == 0 {
+			// Section 5.2: the input size for RNN/LSTM; half of it per
+			// direction for the bidirectional ones.
+			hidden = in
+			if bi {
+				hidden = in / 2
+			}
+		}
+		switch h.RNN {
+		case "rnn":
+			m.rnn = nn.NewRNN(m.ps, "rnn", in, hidden, rng)
+		case "birnn":
+			m.rnn = nn.NewBiRNN(m.ps, "rnn", in, hidden, rng)
+		case "lstm":
+			m.rnn = nn.NewLSTM(m.ps, "rnn", in, hidden, rng)
+		case "bilstm":
+			m.rnn = nn.NewBiLSTM(m.ps, "rnn", in, hidden, rng)
+		case "gru":
+			m.rnn = nn.NewGRU(m.ps, "rnn", in, hidden, rng)
+		case "bigru":
+			m.rnn = nn.NewBiGRU(m.ps, "rnn", in, hidden, rng)
+		}
+		in = m.rnn.OutDim()
+	}
+	m.out = nn.NewLinear(m.ps, "out", in, 1, true, rng)
+	return m, nil
+}
+
+func (m *Model) newSide(name string, rng *rand.Rand) side {
+	h, d, nf := m.hyper, m.vecs.Dim, m.hyper.wordFeatures()
+	s := side{
+		wE: m.ps.New(name+".embed_weight", h.Filters, h.Kernel*d),
+		b:  m.ps.New(name+".bias", h.Filters),
+	}
+	// Glorot over the whole convolution, embedding and feature inputs alike.
+	fanIn := h.Kernel * (d + nf)
+	nn.GlorotUniform(s.wE.Value, fanIn, h.Kernel*h.Filters, rng)
+	if nf > 0 {
+		s.wF = m.ps.New(name+".feature_weight", h.Filters, h.Kernel*nf)
+		nn.GlorotUniform(s.wF.Value, fanIn, h.Kernel*h.Filters, rng)
+	}
+	return s
+}
+
+// Hyper returns the model's hyperparameters.
+func (m *Model) Hyper() Hyper { return m.hyper }
+
+// Params implements train.Model.
+func (m *Model) Params() *nn.Params[float32] { return m.ps }
+
+// ParamsChanged implements train.Model: it drops the inference caches.
+func (m *Model) ParamsChanged() {
+	m.cacheQ.Store(nil)
+	m.cacheC.Store(nil)
+}
+
+// SetTraining records a description of how the model was trained, saved in
+// the model file.
+func (m *Model) SetTraining(v any) error {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	m.training = js
+	return nil
+}
+
+// sentence is one tokenized sentence: vocabulary ids (-1 without a
+// vector), unit vectors for cosines, and which tokens count for exact match.
+type sentence struct {
+	toks  []string
+	ids   []int
+	units [][]float32
+	word  []bool // not punctuation
+}
+
+func (m *Model) sentence(s string) sentence {
+	toks := text.Tokenize(s)
+	if len(toks) == 0 {
+		// An empty (or all-space) sentence still needs one step: a padding
+		// token without a vector.
+		toks = []string{""}
+	}
+	out := sentence{toks: toks, ids: make([]int, len(toks)), units: make([][]float32, len(toks)), word: make([]bool, len(toks))}
+	for i, t := range toks {
+		out.ids[i] = -1
+		if id, ok := m.vecs.Index(t); ok {
+			out.ids[i] = id
+			out.units[i] = m.unit.Vector(id)
+		}
+		for _, r := range t {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				out.word[i] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// features builds the per-word channels [T, nf] of a against b.
+func (m *Model) features(a, b sentence, related []float32) *nn.Tensor[float32] {
+	nf := m.hyper.wordFeatures()
+	f := nn.NewTensor[float32](len(a.toks), nf)
+	var inB map[string]bool
+	if m.hyper.ExactMatch {
+		inB = make(map[string]bool, len(b.toks))
+		for i, t := range b.toks {
+			if b.word[i] {
+				inB[t] = true
+			}
+		}
+	}
+	for i := range a.toks {
+		c := 0
+		if m.hyper.Relatedness {
+			f.Data[i*nf+c] = related[i]
+			c++
+		}
+		if m.hyper.ExactMatch && a.word[i] && inB[a.toks[i]] {
+			f.Data[i*nf+c] = 1
+		}
+	}
+	return f
+}
+
+// encode runs one side's convolution and global max pooling, with ReLU
+// after the pool (equal to before it, as ReLU is monotone, and F times
+// cheaper).
+func (m *Model) encode(tp *nn.Tape[float32], s side, emb *nn.Var[float32], feats *nn.Tensor[float32]) *nn.Var[float32] {
+	k := m.hyper.Kernel
+	x := emb
+	if s.wF != nil {
+		x = tp.Add(x, tp.Conv1d(tp.Const(feats), tp.Param(s.wF), nil, k, k/2))
+	}
+	return tp.ReLU(tp.Add(tp.MaxPool(x), tp.Param(s.b)))
+}
+
+// forward computes the scores [n] of q's candidates on tp; infer uses the
+// projection caches, which carry no gradient.
+func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32] {
+	k := m.hyper.Kernel
+	qs := m.sentence(q.Text)
+	cands := make([]sentence, len(q.Candidates))
+	cIDs := make([][]int, len(q.Candidates))
+	for i, c := range q.Candidates {
+		cands[i] = m.sentence(c.Text)
+		cIDs[i] = cands[i].ids
+	}
+	// Each side's words are projected once per question: the question's
+	// convolution over its embeddings is the same for every candidate, and
+	// the candidates, sentences of one document, share many words.
+	var qProj, cProj *nn.WordProjection[float32]
+	if infer {
+		qProj = m.cache(&m.cacheQ, m.convQ.wE).Project(qs.ids)
+		cProj = m.cache(&m.cacheC, m.convC.wE).Project(cIDs...)
+	} else {
+		qProj = tp.ProjectWords(m.table, tp.Param(m.convQ.wE), k, qs.ids)
+		cProj = tp.ProjectWords(m.table, tp.Param(m.convC.wE), k, cIDs...)
+	}
+	qEmb := tp.ConvWords(qProj, qs.ids, k/2)
+	qWords := 0
+	for i := range qs.toks {
+		if qs.word[i] && !text.IsStopword(qs.toks[i]) {
+			qWords++
+		}
+	}
+	pairs := make([]*nn.Var[float32], len(q.Candidates))
+	for i, c := range q.Candidates {
+		cs := cands[i]
+		rq, rc := embed.RelatednessUnit(qs.units, cs.units)
+		qv := m.encode(tp, m.convQ, qEmb, m.features(qs, cs, rq))
+		cv := m.encode(tp, m.convC, tp.ConvWords(cProj, cs.ids, k/2), m.features(cs, qs, rc))
+		parts := []*nn.Var[float32]{tp.Mul(qv, cv), tp.Sub(qv, cv)}
+		if m.hyper.PairFeatures {
+			pf := nn.NewTensor[float32](pairFeatures)
+			pf.Data[0] = overlap(qs, cs, qWords)
+			pf.Data[1] = 1 / float32(c.Position+1)
+			parts = append(parts, tp.Const(pf))
+		}
+		pairs[i] = tp.Concat(parts...)
+	}
+	x := tp.Stack(pairs...)
+	if m.hyper.Dropout > 0 {
+		x = tp.Dropout(x, m.hyper.Dropout)
+	}
+	if m.rnn != nil {
+		x = m.rnn.Forward(tp, x)
+	}
+	return tp.Reshape(m.out.Forward(tp, x), len(q.Candidates))
+}
+
+// overlap is the share of the question's content words found in c.
+func overlap(q, c sentence, qWords int) float32 {
+	if qWords == 0 {
+		return 0
+	}
+	in := make(map[string]bool, len(c.toks))
+	for _, t := range c.toks {
+		in[t] = true
+	}
+	seen := map[string]bool{}
+	n := 0
+	for i, t := range q.toks {
+		if q.word[i] && !text.IsStopword(t) && in[t] && !seen[t] {
+			seen[t] = true
+			n++
+		}
+	}
+	return float32(n) / float32(qWords)
+}
+
+// Score implements rank.Ranker.
+func (m *Model) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(q.Candidates) == 0 {
+		return nil, nil
+	}
+	tp, _ := m.tapes.Get().(*nn.Tape[float32])
+	if tp == nil {
+		tp = nn.NewTape[float32](nil, 0)
+		tp.SetTrain(false)
+	}
+	defer func() { tp.Reset(); m.tapes.Put(tp) }()
+	s := m.forward(tp, q, true)
+	out := make([]float64, len(q.Candidates))
+	for i, v := range s.Value.Data {
+		out[i] = float64(v)
+	}
+	return out, nil
+}
+
+// Loss implements train.Model.
+func (m *Model) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
+	scores := m.forward(tp, q, true)
+	labels := make([]float32, len(q.Candidates))
+	for i, c := range q.Candidates {
+		if c.Label == dataset.Positive {
+			labels[i] = 1
+		}
+	}
+	if listwise {
+		return tp.KLDiv(scores, labels), nil
+	}
+	return tp.BCEWithLogits(scores, labels), nil
+}
+
+// Config implements model.Model.
+func (m *Model) Config() model.Config {
+	h, _ := json.Marshal(m.hyper)
+	return model.Config{
+		Architecture: Architecture,
+		Tokenizer:    TokenizerID,
+		Embeddings:   m.vecs.Identity(),
+		Params:       m.ps.Count(),
+		Hyper:        h,
+		Training:     m.training,
+		Vocabulary:   m.vecs.Words,
+	}
+}
+
+// Tensors implements model.Model: the parameters, then the embeddings.
+func (m *Model) Tensors() []safetensors.Tensor {
+	var out []safetensors.Tensor
+	for _, p := range m.ps.All() {
+		out = append(out, safetensors.Tensor{Name: p.Name, Shape: p.Shape(), Data: p.Float32s()})
+	}
+	return append(out, safetensors.Tensor{Name: "embeddings", Shape: []int{m.vecs.Len(), m.vecs.Dim}, Data: m.vecs.Data})
+}
+
+func decode(cfg model.Config, tensors []safetensors.Tensor) (model.Model, error) {
+	if cfg.Tokenizer != TokenizerID {
+		return nil, fmt.Errorf("trained with tokenizer %q; this as2 has %q", cfg.Tokenizer, TokenizerID)
+	}
+	var h Hyper
+	if err := json.Unmarshal(cfg.Hyper, &h); err != nil {
+		return nil, fmt.Errorf("hyperparameters: %w", err)
+	}
+	if len(cfg.Vocabulary) == 0 {
+		return nil, fmt.Errorf("the file has no vocabulary")
+	}
+	var dim int
+	for _, t := range tensors {
+		if t.Name == "embeddings" && len(t.Shape) == 2 {
+			dim = t.Shape[1]
+		}
+	}
+	if dim == 0 {
+		return nil, fmt.Errorf("the file has no embeddings tensor")
+	}
+	data, err := model.Tensor(tensors, "embeddings", len(cfg.Vocabulary), dim)
+	if err != nil {
+		return nil, err
+	}
+	vecs := embed.New(dim)
+	for i, w := range cfg.Vocabulary {
+		if err := vecs.Add(w, data[i*dim:(i+1)*dim]); err != nil {
+			return nil, fmt.Errorf("embeddings: %w", err)
+		}
+	}
+	if id := vecs.Identity(); id != cfg.Embeddings {
+		return nil, fmt.Errorf("embeddings are %s, the configuration says %s: the file is corrupt", id, cfg.Embeddings)
+	}
+	m, err := New(h, vecs, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range m.ps.All() {
+		d, err := model.Tensor(tensors, p.Name, p.Shape()...)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.SetFloat32s(d); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.ps.CheckFinite(); err != nil {
+		return nil, fmt.Errorf("weights: %w", err)
+	}
+	m.training = cfg.Training
+	return m, nil
+}

@@ -1,0 +1,188 @@
+package cosinet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/embed"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/train"
+)
+
+func tinyVectors(t testing.TB) *embed.Vectors {
+	v := embed.New(4)
+	rng := nn.NewRNG(1)
+	for _, w := range []string{"who", "wrote", "hamlet", "shakespeare", "play", "is", "a", "tragedy", "denmark", "."} {
+		vec := make([]float32, 4)
+		for i := range vec {
+			vec[i] = float32(rng.NormFloat64())
+		}
+		if err := v.Add(w, vec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v
+}
+
+func tinyQuestion() *dataset.Question {
+	return &dataset.Question{ID: "q", Text: "Who wrote Hamlet?", Candidates: []dataset.Candidate{
+		{ID: "0", Text: "Hamlet is a tragedy.", Position: 0, Label: 0},
+		{ID: "1", Text: "Shakespeare wrote it in 1600.", Position: 1, Label: 1},
+		{ID: "2", Text: "", Position: 2, Label: 0},        // no tokens at all
+		{ID: "3", Text: "Denmark", Position: 3, Label: 0}, // shorter than the kernel
+	}}
+}
+
+func tinyHyper(rnn string) Hyper {
+	return Hyper{Filters: 6, Kernel: 3, Relatedness: true, ExactMatch: true, PairFeatures: true, RNN: rnn}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	for _, rnn := range RNNKinds {
+		m, err := New(tinyHyper(rnn), tinyVectors(t), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := tinyQuestion()
+		want, err := m.Score(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := model.Write(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		back, err := model.Read(&buf)
+		if err != nil {
+			t.Fatalf("rnn %q: %v", rnn, err)
+		}
+		got, _ := back.Score(context.Background(), q)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("rnn %q: scores %v after loading, %v before", rnn, got, want)
+		}
+		if back.Config().Params != m.Params().Count() {
+			t.Fatalf("params %d vs %d", back.Config().Params, m.Params().Count())
+		}
+	}
+}
+
+// TestTrainingAndInferencePathsAgree checks that the cached inference path
+// scores exactly what the training forward pass computes.
+func TestTrainingAndInferencePathsAgree(t *testing.T) {
+	m, _ := New(tinyHyper("birnn"), tinyVectors(t), 3)
+	q := tinyQuestion()
+	tp := nn.NewTape[float32](nil, 0)
+	tp.SetTrain(false)
+	train := m.forward(tp, q, false)
+	for round := 0; round < 2; round++ {
+		got, _ := m.Score(context.Background(), q)
+		for i, v := range train.Value.Data {
+			if math.Abs(float64(v)-got[i]) > 1e-5 {
+				t.Fatalf("round %d: candidate %d: %v inferred, %v in training", round, i, got[i], v)
+			}
+		}
+	}
+}
+
+func TestTrainTiny(t *testing.T) {
+	m, _ := New(tinyHyper("birnn"), tinyVectors(t), 3)
+	qs := []dataset.Question{*tinyQuestion()}
+	before, _ := m.Score(context.Background(), &qs[0])
+	if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 30, LR: 0.01, Listwise: true}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := m.Score(context.Background(), &qs[0])
+	if reflect.DeepEqual(before, after) || after[1] <= after[0] || after[1] <= after[2] || after[1] <= after[3] {
+		t.Fatalf("the answer is not ranked first after training: %v (before %v)", after, before)
+	}
+}
+
+func TestBadHyper(t *testing.T) {
+	for _, h := range []Hyper{
+		{Filters: 0, Kernel: 5}, {Filters: 10, Kernel: 0}, {Filters: 10, Kernel: 5, RNN: "transformer"},
+		{Filters: 10, Kernel: 5, Dropout: 1}, {Filters: 10, Kernel: 5, RNNHidden: -1},
+	} {
+		if _, err := New(h, tinyVectors(t), 1); err == nil {
+			t.Errorf("hyperparameters %+v accepted", h)
+		}
+	}
+	if _, err := New(DefaultHyper(), embed.New(4), 1); err == nil {
+		t.Error("empty embeddings accepted")
+	}
+}
+
+// TestBadModelFiles checks that damaged or incompatible files give clear
+// errors.
+func TestBadModelFiles(t *testing.T) {
+	m, _ := New(tinyHyper("rnn"), tinyVectors(t), 3)
+	var good bytes.Buffer
+	model.Write(&good, m)
+	tensors, meta, err := safetensors.Read(bytes.NewReader(good.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(edit func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor) []byte {
+		var cfg map[string]any
+		json.Unmarshal([]byte(meta[model.MetadataKey]), &cfg)
+		ts := edit(cfg, append([]safetensors.Tensor(nil), tensors...))
+		js, _ := json.Marshal(cfg)
+		var b bytes.Buffer
+		safetensors.Write(&b, ts, map[string]string{model.MetadataKey: string(js)})
+		return b.Bytes()
+	}
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"truncated", good.Bytes()[:good.Len()-10], "truncated"},
+		{"not a model", []byte("hello, world, this is text"), "safetensors"},
+		{"no config", func() []byte { var b bytes.Buffer; safetensors.Write(&b, tensors, nil); return b.Bytes() }(), "not an as2 model"},
+		{"newer format", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor {
+			cfg["format"] = model.FormatVersion + 1
+			return ts
+		}), "upgrade as2"},
+		{"unknown architecture", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor {
+			cfg["architecture"] = "bert"
+			return ts
+		}), `architecture "bert" is unknown`},
+		{"other tokenizer", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor {
+			cfg["tokenizer"] = "spacy"
+			return ts
+		}), `tokenizer "spacy"`},
+		{"missing tensor", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor { return ts[1:] }), "is missing"},
+		{"wrong shape", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor {
+			h := cfg["hyperparameters"].(map[string]any)
+			h["filters"] = 7.0
+			return ts
+		}), "has shape"},
+		{"wrong embeddings", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor {
+			cfg["embeddings"] = "glove-300d"
+			return ts
+		}), "the file is corrupt"},
+		{"NaN weight", rewrite(func(cfg map[string]any, ts []safetensors.Tensor) []safetensors.Tensor {
+			ts[0].Data = append([]float32(nil), ts[0].Data...)
+			ts[0].Data[0] = float32(math.NaN())
+			return ts
+		}), "weights"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "m.as2")
+			os.WriteFile(p, tc.file, 0o644)
+			_, err := model.Load(p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("error %v, want %q and the path", err, tc.want)
+			}
+		})
+	}
+}

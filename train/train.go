@@ -1,0 +1,200 @@
+// Package train fits the neural rankers: epochs over a training set's
+// questions with Adam and the slanted triangular learning rate of Howard &
+// Ruder (2018), as the Cosinet paper trains (section 5.2), listwise (softmax
+// over a question's candidates, KL divergence to the normalised gold labels;
+// section 4.2) or pointwise (binary cross-entropy per candidate), with the
+// questions of a batch spread over all cores, a dev-set evaluation after
+// every epoch, and a stop with a clear message when the loss stops being
+// finite.
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/metric"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/rank"
+)
+
+// Model is what Train fits: a ranker with parameters and a loss.
+type Model interface {
+	rank.Ranker
+	// Params returns the trainable parameters.
+	Params() *nn.Params[float32]
+	// Loss records the loss of one question on tp: listwise (KL between
+	// the softmax of the scores and the normalised labels) or pointwise
+	// (mean binary cross-entropy over its candidates).
+	Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error)
+	// ParamsChanged tells the model its parameters were updated, so that
+	// inference caches are dropped.
+	ParamsChanged()
+}
+
+// Options control Train.
+type Options struct {
+	Epochs   int     // passes over the training questions (paper: 3)
+	LR       float64 // peak learning rate (paper: 2e-3 pointwise, 2e-4 listwise)
+	Listwise bool
+	Batch    int     // questions per optimiser step
+	ClipNorm float64 // global gradient-norm clip; 0: none
+	Seed     uint64  // shuffling of the training questions
+	Workers  int     // goroutines computing gradients; 0: GOMAXPROCS
+	Dev      []dataset.Question
+	Progress func(Progress)
+	// EpochEnd, if set, is called after each epoch's dev evaluation.
+	EpochEnd func(EpochResult)
+}
+
+// Progress reports training after each optimiser step.
+type Progress struct {
+	Epoch, Step, Steps int     // Step counts from 1 up to Steps (all epochs)
+	Loss               float64 // mean loss of the last step's questions
+	Pairs              int     // candidate pairs seen so far
+	Elapsed            time.Duration
+}
+
+// EpochResult summarises one epoch.
+type EpochResult struct {
+	Epoch    int
+	Loss     float64 // mean training loss per question
+	DevMAP   float64 // NaN without a dev set
+	DevMRR   float64
+	Duration time.Duration
+}
+
+// Summary is Train's result.
+type Summary struct {
+	Params    int
+	Questions int // training questions used
+	Skipped   int // left out: listwise questions whose candidates are all positive or all negative
+	Pairs     int // candidate pairs seen, over all epochs
+	Epochs    []EpochResult
+	Wall      time.Duration // training time, dev evaluations excluded
+}
+
+// ErrNotFinite is wrapped by the error Train returns when the loss or the
+// gradients stop being finite.
+var ErrNotFinite = errors.New("training diverged")
+
+// Usable reports whether q can teach anything under the objective: every
+// candidate labelled, and for listwise training at least one positive and
+// one negative candidate (otherwise the normalised gold distribution is
+// undefined or uniform).
+func Usable(q *dataset.Question, listwise bool) bool {
+	if len(q.Candidates) == 0 || !q.Labelled() {
+		return false
+	}
+	if !listwise {
+		return true
+	}
+	p := q.Positives()
+	return p > 0 && p < len(q.Candidates)
+}
+
+// Train fits m on the questions of train.
+func Train(ctx context.Context, m Model, train []dataset.Question, opts Options) (*Summary, error) {
+	if opts.Epochs < 1 {
+		return nil, fmt.Errorf("epochs %d: must be at least 1", opts.Epochs)
+	}
+	if opts.Batch < 1 {
+		opts.Batch = 1
+	}
+	if opts.LR <= 0 || math.IsNaN(opts.LR) {
+		return nil, fmt.Errorf("learning rate %v: must be positive", opts.LR)
+	}
+	if opts.Workers < 1 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	sum := &Summary{Params: m.Params().Count()}
+	var qs []*dataset.Question
+	for i := range train {
+		if Usable(&train[i], opts.Listwise) {
+			qs = append(qs, &train[i])
+		} else {
+			sum.Skipped++
+		}
+	}
+	sum.Questions = len(qs)
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("no usable training questions (%d skipped: all-positive or all-negative, or unlabelled)", sum.Skipped)
+	}
+	stepsPerEpoch := (len(qs) + opts.Batch - 1) / opts.Batch
+	total := stepsPerEpoch * opts.Epochs
+	sched := nn.NewSlantedTriangular(opts.LR, total)
+	opt := nn.NewAdam(m.Params())
+	workers := nn.NewWorkers(m.Params(), opts.Workers, opts.Seed)
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x7a1))
+	start := time.Now()
+	var evalTime time.Duration
+	step := 0
+	for epoch := 1; epoch <= opts.Epochs; epoch++ {
+		epochStart := time.Now()
+		rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+		var epochLoss float64
+		for b := 0; b < len(qs); b += opts.Batch {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			batch := qs[b:min(b+opts.Batch, len(qs))]
+			errs := make([]error, len(batch)) // one slot per item: workers never share one
+			loss, grads := workers.Run(len(batch), func(tp *nn.Tape[float32], i int) float64 {
+				l, err := m.Loss(tp, batch[i], opts.Listwise)
+				if err != nil {
+					errs[i] = fmt.Errorf("question %q: %w", batch[i].ID, err)
+					return 0
+				}
+				tp.Backward(l)
+				return l.Scalar()
+			})
+			if err := errors.Join(errs...); err != nil {
+				return nil, err
+			}
+			step++
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				return nil, fmt.Errorf("%w: loss is %v at epoch %d, step %d of %d (try a lower --lr)", ErrNotFinite, loss, epoch, step, total)
+			}
+			// The gradients are summed over the batch. Adam is invariant to
+			// their scale (but for its epsilon), so they are averaged only
+			// when clipping needs the true norm. A non-finite gradient shows
+			// up as a non-finite loss at the next step.
+			if opts.ClipNorm > 0 {
+				grads.Scale(1 / float64(len(batch)))
+				grads.ClipNorm(opts.ClipNorm)
+			}
+			opt.Step(grads, sched.At(step-1))
+			m.ParamsChanged()
+			epochLoss += loss
+			for _, q := range batch {
+				sum.Pairs += len(q.Candidates)
+			}
+			if opts.Progress != nil {
+				opts.Progress(Progress{Epoch: epoch, Step: step, Steps: total, Loss: loss / float64(len(batch)), Pairs: sum.Pairs, Elapsed: time.Since(start) - evalTime})
+			}
+		}
+		res := EpochResult{Epoch: epoch, Loss: epochLoss / float64(len(qs)), DevMAP: math.NaN(), DevMRR: math.NaN(), Duration: time.Since(epochStart)}
+		if len(opts.Dev) > 0 {
+			t := time.Now()
+			rep, err := evaluation.Evaluate(ctx, m, opts.Dev, evaluation.Options{Measures: []metric.Measure{metric.MustParseMeasure("map"), metric.MustParseMeasure("mrr")}})
+			if err != nil {
+				return nil, fmt.Errorf("dev evaluation after epoch %d: %w", epoch, err)
+			}
+			res.DevMAP, res.DevMRR = rep.Result.Mean["map"], rep.Result.Mean["mrr"]
+			evalTime += time.Since(t)
+			res.Duration -= time.Since(t)
+		}
+		sum.Epochs = append(sum.Epochs, res)
+		if opts.EpochEnd != nil {
+			opts.EpochEnd(res)
+		}
+	}
+	sum.Wall = time.Since(start) - evalTime
+	return sum, nil
+}

@@ -1,0 +1,151 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/nn"
+)
+
+// linear scores a candidate by w·x, x being a fixed feature vector per
+// candidate text; it can learn which feature marks the answer.
+type linear struct {
+	ps      *nn.Params[float32]
+	w       *nn.Param[float32]
+	nanFrom int // Loss returns NaN from this call on (0: never)
+	calls   int
+	changed int
+}
+
+func newLinear() *linear {
+	ps := nn.NewParams[float32]()
+	return &linear{ps: ps, w: ps.New("w", 2)}
+}
+
+func feats(c dataset.Candidate) []float32 {
+	if strings.Contains(c.Text, "answer") {
+		return []float32{1, 0}
+	}
+	return []float32{0, 1}
+}
+
+func (l *linear) Params() *nn.Params[float32] { return l.ps }
+func (l *linear) ParamsChanged()              { l.changed++ }
+
+func (l *linear) scores(tp *nn.Tape[float32], q *dataset.Question) *nn.Var[float32] {
+	x := nn.NewTensor[float32](len(q.Candidates), 2)
+	for i, c := range q.Candidates {
+		copy(x.Row(i), feats(c))
+	}
+	return tp.Reshape(tp.MatMul(tp.Const(x), tp.Reshape(tp.Param(l.w), 2, 1)), len(q.Candidates))
+}
+
+func (l *linear) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	tp := nn.NewTape[float32](nil, 0)
+	tp.SetTrain(false)
+	out := make([]float64, len(q.Candidates))
+	for i, v := range l.scores(tp, q).Value.Data {
+		out[i] = float64(v)
+	}
+	return out, nil
+}
+
+func (l *linear) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
+	l.calls++ // one worker in these tests
+	s := l.scores(tp, q)
+	if l.nanFrom > 0 && l.calls >= l.nanFrom {
+		s = tp.Scale(s, math.NaN())
+	}
+	labels := make([]float32, len(q.Candidates))
+	for i, c := range q.Candidates {
+		labels[i] = float32(c.Label)
+	}
+	if listwise {
+		return tp.KLDiv(s, labels), nil
+	}
+	return tp.BCEWithLogits(s, labels), nil
+}
+
+func questions(n int) []dataset.Question {
+	var qs []dataset.Question
+	for i := 0; i < n; i++ {
+		q := dataset.Question{ID: string(rune('a' + i%26)), Text: "q"}
+		for j := 0; j < 4; j++ {
+			text, label := "noise", 0
+			if j == (i % 4) {
+				text, label = "the answer", 1
+			}
+			q.Candidates = append(q.Candidates, dataset.Candidate{ID: string(rune('0' + j)), Text: text, Position: j, Label: label})
+		}
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+func TestTrainLearns(t *testing.T) {
+	for _, listwise := range []bool{true, false} {
+		m := newLinear()
+		qs := questions(40)
+		var epochs []EpochResult
+		sum, err := Train(context.Background(), m, qs, Options{Epochs: 3, LR: 0.1, Listwise: listwise, Batch: 4, Workers: 1, Dev: qs[:8],
+			EpochEnd: func(r EpochResult) { epochs = append(epochs, r) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Questions != 40 || sum.Pairs != 3*160 || len(epochs) != 3 || m.changed != 30 {
+			t.Fatalf("summary %+v, %d epochs reported, %d changes", sum, len(epochs), m.changed)
+		}
+		if last := epochs[2]; last.DevMAP != 1 || last.Loss >= epochs[0].Loss {
+			t.Fatalf("listwise=%v: did not learn: %+v", listwise, epochs)
+		}
+	}
+}
+
+func TestTrainSkipsUselessListwiseQuestions(t *testing.T) {
+	qs := questions(4)
+	for i := range qs[0].Candidates {
+		qs[0].Candidates[i].Label = 0 // all negative
+	}
+	for i := range qs[1].Candidates {
+		qs[1].Candidates[i].Label = 1 // all positive
+	}
+	sum, err := Train(context.Background(), newLinear(), qs, Options{Epochs: 1, LR: 0.1, Listwise: true, Workers: 1})
+	if err != nil || sum.Skipped != 2 || sum.Questions != 2 {
+		t.Fatalf("summary %+v, err %v", sum, err)
+	}
+	if _, err := Train(context.Background(), newLinear(), qs[:2], Options{Epochs: 1, LR: 0.1, Listwise: true}); err == nil || !strings.Contains(err.Error(), "no usable training questions (2 skipped") {
+		t.Fatalf("all skipped: %v", err)
+	}
+}
+
+func TestTrainStopsOnNaN(t *testing.T) {
+	m := newLinear()
+	m.nanFrom = 3
+	_, err := Train(context.Background(), m, questions(8), Options{Epochs: 2, LR: 0.1, Listwise: true, Workers: 1})
+	if !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), "epoch 1, step 3 of 16") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestTrainRejectsBadOptions(t *testing.T) {
+	for _, o := range []Options{{Epochs: 0, LR: 1}, {Epochs: 1, LR: 0}, {Epochs: 1, LR: math.NaN()}} {
+		if _, err := Train(context.Background(), newLinear(), questions(2), o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+	if _, err := Train(context.Background(), newLinear(), nil, Options{Epochs: 1, LR: 1}); err == nil {
+		t.Error("empty training set accepted")
+	}
+}
+
+func TestTrainHonoursCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Train(ctx, newLinear(), questions(4), Options{Epochs: 1, LR: 0.1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v", err)
+	}
+}
