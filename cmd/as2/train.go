@@ -67,6 +67,12 @@ dev split (its answered subset) is evaluated.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return t.exec(cmd) },
 	}
+	t.register(cmd)
+	return cmd
+}
+
+// register adds the training flags to cmd (as2 train and as2 bench train).
+func (t *trainCmd) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	t.data.register(fs, "answered")
 	fs.Lookup("subset").Usage = "dev questions to evaluate after each epoch: all, answered or filtered"
@@ -93,27 +99,61 @@ dev split (its answered subset) is evaluated.`,
 	fs.Uint64Var(&t.seed, "seed", 1, "seed for initialisation, shuffling and dropout")
 	fs.IntVar(&t.workers, "workers", 0, "goroutines computing gradients (0: one per core)")
 	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar")
-	return cmd
 }
 
 func (t *trainCmd) exec(cmd *cobra.Command) error {
 	if t.out == "" {
 		return fmt.Errorf("--out is required: the model file to write")
 	}
+	m, sum, err := t.fit(cmd)
+	if err != nil {
+		return err
+	}
+	if err := m.SetTraining(trainingRecord{
+		Dataset: t.data.name, Split: t.trainSplit, Listwise: t.listwise, Epochs: t.epochs, Batch: t.batch,
+		LR: t.lr, Seed: t.seed, Questions: sum.Questions, Skipped: sum.Skipped, Pairs: sum.Pairs,
+		WallSeconds: sum.Wall.Seconds(), BLAS: nn.BLASName(), Epoch: sum.Epochs,
+	}); err != nil {
+		return err
+	}
+	if err := model.Save(t.out, m); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	rnn := t.hyper.RNN
+	if rnn == "" {
+		rnn = "no rnn"
+	}
+	obj := "pointwise"
+	if t.listwise {
+		obj = "listwise"
+	}
+	last := sum.Epochs[len(sum.Epochs)-1]
+	dev := ""
+	if !math.IsNaN(last.DevMAP) {
+		dev = fmt.Sprintf(", dev MAP %.4f", last.DevMAP)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "trained cosinet (%s, %s): %d parameters, %d questions (%d skipped), %d pairs in %.1fs (%.0f pairs/s, %d cores, %s)%s; saved %s\n",
+		rnn, obj, sum.Params, sum.Questions, sum.Skipped, sum.Pairs, sum.Wall.Seconds(), float64(sum.Pairs)/sum.Wall.Seconds(),
+		runtime.GOMAXPROCS(0), nn.BLASName(), dev, t.out)
+	return nil
+}
+
+// fit validates the flags, loads the data and embeddings, and trains.
+func (t *trainCmd) fit(cmd *cobra.Command) (*cosinet.Model, *train.Summary, error) {
 	if t.arch != "cosinet" {
-		return fmt.Errorf("--model %q: want cosinet", t.arch)
+		return nil, nil, fmt.Errorf("--model %q: want cosinet", t.arch)
 	}
 	if t.hyper.RNN == "none" {
 		t.hyper.RNN = ""
 	}
 	if t.epochs < 1 {
-		return fmt.Errorf("--epochs %d: must be at least 1", t.epochs)
+		return nil, nil, fmt.Errorf("--epochs %d: must be at least 1", t.epochs)
 	}
 	if t.batch < 1 {
-		return fmt.Errorf("--batch %d: must be at least 1", t.batch)
+		return nil, nil, fmt.Errorf("--batch %d: must be at least 1", t.batch)
 	}
 	if t.lr < 0 || math.IsNaN(t.lr) {
-		return fmt.Errorf("--lr %v: must be positive", t.lr)
+		return nil, nil, fmt.Errorf("--lr %v: must be positive", t.lr)
 	}
 	if t.lr == 0 {
 		t.lr = 2e-3
@@ -124,7 +164,7 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	stderr := cmd.ErrOrStderr()
 	trainQs, devQs, err := t.loadData()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if t.embeddings == "" {
 		t.embeddings = defaultEmbeddings()
@@ -132,12 +172,12 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	start := time.Now()
 	vecs, err := embed.Load(t.embeddings, t.embedFmt)
 	if err != nil {
-		return fmt.Errorf("--embeddings: %w", err)
+		return nil, nil, fmt.Errorf("--embeddings: %w", err)
 	}
 	fmt.Fprintf(stderr, "embeddings: %d words x %d from %s (%.1fs)\n", vecs.Len(), vecs.Dim, t.embeddings, time.Since(start).Seconds())
 	m, err := cosinet.New(t.hyper, vecs, t.seed)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	bar := t.progressBar(stderr)
 	opts := train.Options{
@@ -170,35 +210,9 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 		fmt.Fprintln(stderr)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if err := m.SetTraining(trainingRecord{
-		Dataset: t.data.name, Split: t.trainSplit, Listwise: t.listwise, Epochs: t.epochs, Batch: t.batch,
-		LR: t.lr, Seed: t.seed, Questions: sum.Questions, Skipped: sum.Skipped, Pairs: sum.Pairs,
-		WallSeconds: sum.Wall.Seconds(), BLAS: nn.BLASName(), Epoch: sum.Epochs,
-	}); err != nil {
-		return err
-	}
-	if err := model.Save(t.out, m); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	rnn := t.hyper.RNN
-	if rnn == "" {
-		rnn = "no rnn"
-	}
-	obj := "pointwise"
-	if t.listwise {
-		obj = "listwise"
-	}
-	last := sum.Epochs[len(sum.Epochs)-1]
-	dev := ""
-	if !math.IsNaN(last.DevMAP) {
-		dev = fmt.Sprintf(", dev MAP %.4f", last.DevMAP)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "trained cosinet (%s, %s): %d parameters, %d questions (%d skipped), %d pairs in %.1fs (%.0f pairs/s, %d cores, %s)%s; saved %s\n",
-		rnn, obj, sum.Params, sum.Questions, sum.Skipped, sum.Pairs, sum.Wall.Seconds(), float64(sum.Pairs)/sum.Wall.Seconds(),
-		runtime.GOMAXPROCS(0), nn.BLASName(), dev, t.out)
-	return nil
+	return m, sum, nil
 }
 
 // trainingRecord is saved in the model file's configuration.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ type Hyper struct {
 	Kernel       int     `json:"kernel"`        // convolution width (paper: 5)
 	Relatedness  bool    `json:"relatedness"`   // the max-cosine channel (paper: yes)
 	ExactMatch   bool    `json:"exact_match"`   // the exact-match channel
-	PairFeatures bool    `json:"pair_features"` // word overlap and reciprocal rank at the scorer
+	PairFeatures bool    `json:"pair_features"` // word overlap, IDF-weighted overlap and reciprocal rank at the scorer
 	RNN          string  `json:"rnn"`           // "", rnn, birnn, lstm, bilstm, gru, bigru
 	RNNHidden    int     `json:"rnn_hidden"`    // 0: the paper's sizes (input size; half per direction)
 	Dropout      float64 `json:"dropout"`       // on the pair vectors, in training
@@ -79,7 +80,7 @@ func (h Hyper) wordFeatures() int {
 	return n
 }
 
-const pairFeatures = 2
+const pairFeatures = 3
 
 // Model is a Cosinet ranker. It is safe for concurrent Score calls; Loss
 // and ParamsChanged are for training, which owns the model meanwhile.
@@ -102,7 +103,7 @@ type Model struct {
 }
 
 // cacheBytes bounds each side's projection cache.
-const cacheBytes = 64 << 20
+const cacheBytes = 128 << 20
 
 func (m *Model) cache(p *atomic.Pointer[nn.ProjectionCache[float32]], w *nn.Param[float32]) *nn.ProjectionCache[float32] {
 	if c := p.Load(); c != nil {
@@ -304,11 +305,9 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		cProj = tp.ProjectWords(m.table, tp.Param(m.convC.wE), k, cIDs...)
 	}
 	qEmb := tp.ConvWords(qProj, qs.ids, k/2)
-	qWords := 0
-	for i := range qs.toks {
-		if qs.word[i] && !text.IsStopword(qs.toks[i]) {
-			qWords++
-		}
+	var qTerms map[string]float64 // the question's content words and their IDF over the candidates
+	if m.hyper.PairFeatures {
+		qTerms = poolIDF(qs, cands)
 	}
 	pairs := make([]*nn.Var[float32], len(q.Candidates))
 	for i, c := range q.Candidates {
@@ -319,8 +318,8 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		parts := []*nn.Var[float32]{tp.Mul(qv, cv), tp.Sub(qv, cv)}
 		if m.hyper.PairFeatures {
 			pf := nn.NewTensor[float32](pairFeatures)
-			pf.Data[0] = overlap(qs, cs, qWords)
-			pf.Data[1] = 1 / float32(c.Position+1)
+			pf.Data[0], pf.Data[1] = overlap(qTerms, cs)
+			pf.Data[2] = 1 / float32(c.Position+1)
 			parts = append(parts, tp.Const(pf))
 		}
 		pairs[i] = tp.Concat(parts...)
@@ -335,24 +334,57 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 	return tp.Reshape(m.out.Forward(tp, x), len(q.Candidates))
 }
 
-// overlap is the share of the question's content words found in c.
-func overlap(q, c sentence, qWords int) float32 {
-	if qWords == 0 {
-		return 0
-	}
-	in := make(map[string]bool, len(c.toks))
-	for _, t := range c.toks {
-		in[t] = true
-	}
-	seen := map[string]bool{}
-	n := 0
+// poolIDF returns the question's content words (no punctuation, no
+// stopwords) with their IDF over the question's candidates, BM25's
+// ln(1 + (N − df + 0.5)/(df + 0.5)): a word every sentence of the document
+// shares says little about which one answers.
+func poolIDF(q sentence, cands []sentence) map[string]float64 {
+	terms := map[string]float64{}
 	for i, t := range q.toks {
-		if q.word[i] && !text.IsStopword(t) && in[t] && !seen[t] {
-			seen[t] = true
-			n++
+		if q.word[i] && !text.IsStopword(t) {
+			terms[t] = 0
 		}
 	}
-	return float32(n) / float32(qWords)
+	for _, c := range cands {
+		seen := map[string]bool{}
+		for _, t := range c.toks {
+			if _, ok := terms[t]; ok && !seen[t] {
+				seen[t] = true
+				terms[t]++
+			}
+		}
+	}
+	n := float64(len(cands))
+	for t, df := range terms {
+		terms[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	return terms
+}
+
+// overlap returns the share of the question's content words found in c,
+// plain and weighted by their IDF.
+func overlap(terms map[string]float64, c sentence) (plain, weighted float32) {
+	if len(terms) == 0 {
+		return 0, 0
+	}
+	var n int
+	var w, total float64
+	seen := map[string]bool{}
+	for _, t := range c.toks {
+		if idf, ok := terms[t]; ok && !seen[t] {
+			seen[t] = true
+			n++
+			w += idf
+		}
+	}
+	for _, idf := range terms {
+		total += idf
+	}
+	plain = float32(n) / float32(len(terms))
+	if total > 0 {
+		weighted = float32(w / total)
+	}
+	return plain, weighted
 }
 
 // Score implements rank.Ranker.

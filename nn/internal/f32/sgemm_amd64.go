@@ -79,6 +79,14 @@ func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 		return false
 	}
 	nt := tB // NT kernel for A·Bᵀ, NN kernel for A·B
+	if nt && k < 8 && n >= 16 {
+		// A·Bᵀ with a short inner dimension (a convolution over a few
+		// feature channels): Bᵀ is only k×n, so transpose it and use the
+		// NN kernel, which takes any k.
+		p := transposeInto(n, k, b, ldb)
+		defer scratch32.Put(p)
+		b, ldb, nt = *p, n, false
+	}
 	if nt && (n < 4 || k < 8) || !nt && n < 16 {
 		return false
 	}
@@ -147,7 +155,43 @@ func sgemmNN(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float3
 		}
 	}
 	if nb < n {
-		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, m, n-nb, k, 1, a, lda, b[nb:], ldb, 1, c[nb:], ldc)
+		nnTail(m, n, k, nb, a, lda, b, ldb, c, ldc)
+	}
+}
+
+// nnTail does the last n−nb < 16 columns of sgemmNN with the same kernels,
+// on a copy of those columns of B padded with zeros to 16. (Handing them to
+// gonum cost more than the rest of the product on an RNN's 10×600·600×300:
+// gonum's Sgemm goes parallel on the large m·k and pays for goroutines.)
+func nnTail(m, n, k, nb int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	w := n - nb
+	pb := scratch32.Get().(*[]float32)
+	defer scratch32.Put(pb)
+	if cap(*pb) < 16*k {
+		*pb = make([]float32, 16*k)
+	}
+	*pb = (*pb)[:16*k]
+	clear(*pb)
+	for l := 0; l < k; l++ {
+		copy((*pb)[l*16:l*16+w], b[l*ldb+nb:l*ldb+n])
+	}
+	var tile [6 * 16]float32
+	for i := 0; i < m; i += 6 {
+		rows := min(6, m-i)
+		clear(tile[:])
+		for r := 0; r < rows; r++ {
+			copy(tile[r*16:r*16+w], c[(i+r)*ldc+nb:(i+r)*ldc+n])
+		}
+		if rows == 6 {
+			kernNN6x16(k, &a[i*lda], lda, &(*pb)[0], 16, &tile[0], 16)
+		} else {
+			for r := 0; r < rows; r++ {
+				kernNN1x16(k, &a[(i+r)*lda], &(*pb)[0], 16, &tile[r*16])
+			}
+		}
+		for r := 0; r < rows; r++ {
+			copy(c[(i+r)*ldc+nb:(i+r)*ldc+n], tile[r*16:r*16+w])
+		}
 	}
 }
 

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/as2/as2/embed"
+	"github.com/as2/as2/model/cosinet"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/rank"
+)
+
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure training and inference throughput on this machine",
+		Long: `Measure throughput reproducibly: as2 bench train times a training run (by
+default the Cosinet paper's WikiQA run: Cosinet_list+BiRNN, 3 epochs, no dev
+evaluation, nothing saved); as2 bench infer times scoring a split's candidates.
+Both print the machine, the BLAS backend and the command's settings with the
+figures. Build with -tags openblas to measure the OpenBLAS backend.`,
+	}
+	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd())
+	return cmd
+}
+
+// machine describes where a benchmark ran.
+func machine() string {
+	cpu := runtime.GOARCH
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	return fmt.Sprintf("%s, %d cores, %s, %s", cpu, runtime.GOMAXPROCS(0), runtime.Version(), nn.BLASName())
+}
+
+type benchResult struct {
+	Benchmark   string  `json:"benchmark"`
+	Machine     string  `json:"machine"`
+	Settings    string  `json:"settings"`
+	Pairs       int     `json:"pairs"`
+	Seconds     float64 `json:"seconds"`
+	PairsPerSec float64 `json:"pairs_per_second"`
+	P50ms       float64 `json:"p50_ms_per_question,omitempty"`
+	P99ms       float64 `json:"p99_ms_per_question,omitempty"`
+	Params      int     `json:"params,omitempty"`
+}
+
+func printBench(w io.Writer, format string, r benchResult) error {
+	if format == "json" {
+		return json.NewEncoder(w).Encode(r)
+	}
+	fmt.Fprintf(w, "%s on %s\n  settings: %s\n  %d pairs in %.2fs: %.0f pairs/s", r.Benchmark, r.Machine, r.Settings, r.Pairs, r.Seconds, r.PairsPerSec)
+	if r.Params > 0 {
+		fmt.Fprintf(w, ", %d parameters", r.Params)
+	}
+	if r.P50ms > 0 {
+		fmt.Fprintf(w, "; per question p50 %.2f ms, p99 %.2f ms", r.P50ms, r.P99ms)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func newBenchTrainCmd() *cobra.Command {
+	t := &trainCmd{hyper: cosinet.DefaultHyper()}
+	var format string
+	cmd := &cobra.Command{
+		Use:   "train",
+		Short: "Time a training run (default: Cosinet_list+BiRNN, WikiQA, 3 epochs)",
+		Long: `Time a training run. It takes as2 train's flags, with the Cosinet paper's
+WikiQA run as the default (--listwise, BiRNN, 3 epochs, no dev evaluation), and
+reports the wall time of training alone (data and embeddings loading excluded)
+and the candidate pairs processed per second.`,
+		Example: `  as2 bench train
+  CGO_ENABLED=1 go build -tags openblas -o as2-openblas ./cmd/as2 && ./as2-openblas bench train`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if t.data.name == "" {
+				t.data.name = "wikiqa"
+			}
+			t.quiet = true
+			_, sum, err := t.fit(cmd)
+			if err != nil {
+				return err
+			}
+			obj := "pointwise"
+			if t.listwise {
+				obj = "listwise"
+			}
+			return printBench(cmd.OutOrStdout(), format, benchResult{
+				Benchmark: "train", Machine: machine(), Params: sum.Params,
+				Settings: fmt.Sprintf("cosinet %s rnn=%q, %s %s, %d epochs, batch %d, seed %d", obj, t.hyper.RNN, t.data.name, t.trainSplit, t.epochs, t.batch, t.seed),
+				Pairs:    sum.Pairs, Seconds: sum.Wall.Seconds(), PairsPerSec: float64(sum.Pairs) / sum.Wall.Seconds(),
+			})
+		},
+	}
+	t.register(cmd)
+	fs := cmd.Flags()
+	fs.Lookup("listwise").DefValue, t.listwise = "true", true
+	fs.Lookup("dev-split").DefValue, t.devSplit = "none", "none"
+	fs.Lookup("out").Usage = "not used by bench"
+	fs.StringVar(&format, "format", "table", "output: table or json")
+	return cmd
+}
+
+func newBenchInferCmd() *cobra.Command {
+	var (
+		data                 datasetFlags
+		modelFile, embedFile string
+		repeat, concurrency  int
+		format               string
+	)
+	cmd := &cobra.Command{
+		Use:   "infer",
+		Short: "Time scoring every candidate of a split (default: Cosinet+BiRNN on WikiQA test)",
+		Long: `Time scoring: every question of the split (all its questions) is scored
+--repeat times by --concurrency clients, each scoring one question at a time
+as a service would, and the candidate pairs per second and per-question
+latency percentiles are reported. Without
+--model, a Cosinet+BiRNN with the default settings and random weights is
+timed (its speed does not depend on the weights).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data.name == "" {
+				data.name = "wikiqa"
+			}
+			if repeat < 1 {
+				return fmt.Errorf("--repeat %d: must be at least 1", repeat)
+			}
+			_, qs, _, err := data.load()
+			if err != nil {
+				return err
+			}
+			var r rank.Ranker
+			label := modelFile
+			if modelFile != "" {
+				rf := rankerFlags{model: modelFile}
+				if r, err = rf.build(nil); err != nil {
+					return err
+				}
+			} else {
+				if embedFile == "" {
+					embedFile = defaultEmbeddings()
+				}
+				vecs, err := embed.Load(embedFile, "auto")
+				if err != nil {
+					return fmt.Errorf("--embeddings: %w", err)
+				}
+				if r, err = cosinet.New(cosinet.DefaultHyper(), vecs, 1); err != nil {
+					return err
+				}
+				label = "cosinet+birnn (untrained)"
+			}
+			if concurrency < 1 {
+				return fmt.Errorf("--concurrency %d: must be at least 1", concurrency)
+			}
+			// Each client scores its share of the questions, one at a time.
+			lats := make([][]time.Duration, concurrency)
+			errs := make([]error, concurrency)
+			var wg sync.WaitGroup
+			start := time.Now()
+			for c := 0; c < concurrency; c++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < repeat; i++ {
+						for j := c; j < len(qs); j += concurrency {
+							t := time.Now()
+							if _, err := r.Score(cmd.Context(), &qs[j]); err != nil {
+								errs[c] = err
+								return
+							}
+							lats[c] = append(lats[c], time.Since(t))
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			wall := time.Since(start)
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			var lat []time.Duration
+			for _, l := range lats {
+				lat = append(lat, l...)
+			}
+			pairs := 0
+			for j := range qs {
+				pairs += repeat * len(qs[j].Candidates)
+			}
+			sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+			pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+			return printBench(cmd.OutOrStdout(), format, benchResult{
+				Benchmark: "infer", Machine: machine(),
+				Settings: fmt.Sprintf("%s, %s %s subset %s, %d questions x %d, %d concurrent clients scoring one question at a time", label, data.name, data.split, data.subset, len(qs), repeat, concurrency),
+				Pairs:    pairs, Seconds: wall.Seconds(), PairsPerSec: float64(pairs) / wall.Seconds(), P50ms: pct(0.5), P99ms: pct(0.99),
+			})
+		},
+	}
+	fs := cmd.Flags()
+	data.register(fs, "all")
+	fs.StringVar(&modelFile, "model", "", "model file to time (default: an untrained Cosinet+BiRNN)")
+	fs.StringVar(&embedFile, "embeddings", "", "word vectors for the untrained model (default $AS2_DATA/embeddings/glove.6B.100d.wink.as2-vocab.txt.gz)")
+	fs.IntVar(&repeat, "repeat", 3, "passes over the questions")
+	fs.IntVar(&concurrency, "concurrency", 1, "clients scoring questions at the same time (the number of cores measures throughput)")
+	fs.StringVar(&format, "format", "table", "output: table or json")
+	return cmd
+}
