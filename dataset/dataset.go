@@ -75,6 +75,16 @@ func (q *Question) Validate() error {
 	return nil
 }
 
+// ValidateAll checks every question (see Question.Validate).
+func ValidateAll(qs []Question) error {
+	for i := range qs {
+		if err := qs[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Subset names a set of questions to evaluate on. The papers disagree, so
 // as2 makes the choice explicit and prints it with every result.
 type Subset string

@@ -96,6 +96,18 @@ func ScanLines(r io.Reader, file string, fn func(line int, text string) error) e
 	return nil
 }
 
+// ReadFile opens path (gzip or plain) and parses it with read, which gets
+// the path as the name to use in errors.
+func ReadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	rc, err := Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer rc.Close()
+	return read(rc, path)
+}
+
 // ReadLines opens path (gzip or plain) and calls ScanLines on it.
 func ReadLines(path string, fn func(line int, text string) error) error {
 	rc, err := Open(path)

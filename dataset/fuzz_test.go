@@ -43,10 +43,8 @@ func FuzzReadTSV(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i := range qs {
-			if err := qs[i].Validate(); err != nil {
-				t.Fatalf("reader returned an invalid question: %v", err)
-			}
+		if err := ValidateAll(qs); err != nil {
+			t.Fatalf("reader returned an invalid question: %v", err)
 		}
 	})
 }

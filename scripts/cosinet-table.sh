@@ -8,6 +8,7 @@
 #   scripts/cosinet-table.sh [dataset] [seeds] [extra as2 train flags...]
 #   scripts/cosinet-table.sh wikiqa 5
 #   scripts/cosinet-table.sh trecqa 5
+#   ONLY='BiRNN' scripts/cosinet-table.sh wikiqa 5 --paper   # rows matching a regex
 set -euo pipefail
 dataset=${1:-wikiqa}
 seeds=${2:-5}
@@ -26,16 +27,24 @@ variants=(
   "Cosinet_list + BiLSTM|--listwise --rnn bilstm"
 )
 
-echo "| model | MAP | MRR | params | train time (s) |"
-echo "|---|---|---|---|---|"
+if [ -z "${NOHEADER:-}" ]; then
+  echo "| model | MAP | MRR | params | train time (s) |"
+  echo "|---|---|---|---|---|"
+fi
 for v in "${variants[@]}"; do
   name=${v%%|*}
   flags=${v#*|}
+  if [ -n "${ONLY:-}" ] && ! grep -qE "${ONLY}" <<<"$name"; then
+    continue
+  fi
   maps=() mrrs=() secs=() params=0
   for seed in $(seq 1 "$seeds"); do
     m="$work/m.as2"
     # shellcheck disable=SC2086
-    line=$("$as2" train --model cosinet --dataset "$dataset" $flags --seed "$seed" --dev-split none --quiet "${extra[@]}" --out "$m" 2>/dev/null)
+    if ! line=$("$as2" train --model cosinet --dataset "$dataset" $flags --seed "$seed" --dev-split none --quiet "${extra[@]}" --out "$m" 2>"$work/log"); then
+      cat "$work/log" >&2
+      exit 1
+    fi
     params=$(sed -E 's/.*: ([0-9]+) parameters.*/\1/' <<<"$line")
     secs+=("$(sed -E 's/.* pairs in ([0-9.]+)s.*/\1/' <<<"$line")")
     json=$("$as2" eval --model "$m" --dataset "$dataset" --split test --subset answered --metrics map,mrr --format json)

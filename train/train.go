@@ -63,11 +63,12 @@ type Progress struct {
 
 // EpochResult summarises one epoch.
 type EpochResult struct {
-	Epoch    int
-	Loss     float64 // mean training loss per question
-	DevMAP   float64 // NaN without a dev set
-	DevMRR   float64
-	Duration time.Duration
+	Epoch    int           `json:"epoch"`
+	Loss     float64       `json:"loss"` // mean training loss per question
+	Dev      bool          `json:"-"`    // whether the dev set was evaluated
+	DevMAP   float64       `json:"dev_map,omitempty"`
+	DevMRR   float64       `json:"dev_mrr,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // Summary is Train's result.
@@ -179,14 +180,14 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 				opts.Progress(Progress{Epoch: epoch, Step: step, Steps: total, Loss: loss / float64(len(batch)), Pairs: sum.Pairs, Elapsed: time.Since(start) - evalTime})
 			}
 		}
-		res := EpochResult{Epoch: epoch, Loss: epochLoss / float64(len(qs)), DevMAP: math.NaN(), DevMRR: math.NaN(), Duration: time.Since(epochStart)}
+		res := EpochResult{Epoch: epoch, Loss: epochLoss / float64(len(qs)), Duration: time.Since(epochStart)}
 		if len(opts.Dev) > 0 {
 			t := time.Now()
 			rep, err := evaluation.Evaluate(ctx, m, opts.Dev, evaluation.Options{Measures: []metric.Measure{metric.MustParseMeasure("map"), metric.MustParseMeasure("mrr")}})
 			if err != nil {
 				return nil, fmt.Errorf("dev evaluation after epoch %d: %w", epoch, err)
 			}
-			res.DevMAP, res.DevMRR = rep.Result.Mean["map"], rep.Result.Mean["mrr"]
+			res.Dev, res.DevMAP, res.DevMRR = true, rep.Result.Mean["map"], rep.Result.Mean["mrr"]
 			evalTime += time.Since(t)
 			res.Duration -= time.Since(t)
 		}

@@ -99,7 +99,7 @@ func TestTrainLearns(t *testing.T) {
 		if sum.Questions != 40 || sum.Pairs != 3*160 || len(epochs) != 3 || m.changed != 30 {
 			t.Fatalf("summary %+v, %d epochs reported, %d changes", sum, len(epochs), m.changed)
 		}
-		if last := epochs[2]; last.DevMAP != 1 || last.Loss >= epochs[0].Loss {
+		if last := epochs[2]; !last.Dev || last.DevMAP != 1 || last.Loss >= epochs[0].Loss {
 			t.Fatalf("listwise=%v: did not learn: %+v", listwise, epochs)
 		}
 	}

@@ -79,7 +79,7 @@ func printBench(w io.Writer, format string, r benchResult) error {
 }
 
 func newBenchTrainCmd() *cobra.Command {
-	t := &trainCmd{hyper: cosinet.DefaultHyper()}
+	t := &trainCmd{hyper: cosinet.RecipeHyper()}
 	var format string
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -163,7 +163,7 @@ timed (its speed does not depend on the weights).`,
 				if err != nil {
 					return fmt.Errorf("--embeddings: %w", err)
 				}
-				if r, err = cosinet.New(cosinet.DefaultHyper(), vecs, 1); err != nil {
+				if r, err = cosinet.New(cosinet.RecipeHyper(), vecs, 1); err != nil {
 					return err
 				}
 				label = "cosinet+birnn (untrained)"

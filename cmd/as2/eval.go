@@ -145,11 +145,11 @@ func (e *evalCmd) evalRunFile(cmd *cobra.Command, ms []metric.Measure) error {
 	if e.data.name != "" || e.writeQrels != "" {
 		return fmt.Errorf("--qrels evaluates a run file: it does not go with --dataset or --write-qrels")
 	}
-	qrels, err := readFile(e.qrels, trec.ReadQrels)
+	qrels, err := dataset.ReadFile(e.qrels, trec.ReadQrels)
 	if err != nil {
 		return err
 	}
-	run, err := readFile(e.run, trec.ReadRun)
+	run, err := dataset.ReadFile(e.run, trec.ReadRun)
 	if err != nil {
 		return err
 	}
@@ -241,17 +241,6 @@ func parseMeasures(list string) ([]metric.Measure, error) {
 		return nil, fmt.Errorf("--metrics %q names no measure", list)
 	}
 	return ms, nil
-}
-
-// readFile opens path (gzip or plain) and parses it with read.
-func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	var zero T
-	rc, err := dataset.Open(path)
-	if err != nil {
-		return zero, err
-	}
-	defer rc.Close()
-	return read(rc, path)
 }
 
 // writeAtomic writes a file through write so that it appears whole or not

@@ -141,7 +141,7 @@ func (r *rankCmd) rankFile(cmd *cobra.Command) error {
 	default:
 		return fmt.Errorf("--input-format %q: want jsonl or tsv", r.inputFormat)
 	}
-	qs, err := readFile(r.input, read)
+	qs, err := dataset.ReadFile(r.input, read)
 	if err != nil {
 		return err
 	}

@@ -67,16 +67,10 @@ func Load(name, path, split string, opts Options) ([]dataset.Question, error) {
 		return trecqa.Load(path, split, trecqa.Options{Seed: opts.Seed, KeepStoredOrder: opts.KeepStoredOrder, NormalizeNumbers: opts.NormalizeNumbers})
 	case "squad":
 		return squad.Load(path, split)
-	case "jsonl", "tsv":
-		rc, err := dataset.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		if name == "jsonl" {
-			return dataset.ReadJSONL(rc, path)
-		}
-		return dataset.ReadTSV(rc, path)
+	case "jsonl":
+		return dataset.ReadFile(path, dataset.ReadJSONL)
+	case "tsv":
+		return dataset.ReadFile(path, dataset.ReadTSV)
 	}
 	return nil, fmt.Errorf("unknown dataset %q (want one of %s)", name, strings.Join(Names, ", "))
 }

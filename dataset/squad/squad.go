@@ -128,12 +128,7 @@ func ReadFile(path string) ([]dataset.Question, error) {
 		}
 		return nil, &dataset.ParseError{File: path, Err: errors.New("zip holds no .json member")}
 	}
-	rc, err := dataset.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return Read(rc, path)
+	return dataset.ReadFile(path, Read)
 }
 
 // Load reads SQuAD-sent from path: a SQuAD file, or a folder holding

@@ -90,10 +90,8 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i := range qs {
-			if err := qs[i].Validate(); err != nil {
-				t.Fatalf("reader returned an invalid question: %v", err)
-			}
+		if err := dataset.ValidateAll(qs); err != nil {
+			t.Fatalf("reader returned an invalid question: %v", err)
 		}
 	})
 }

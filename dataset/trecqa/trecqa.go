@@ -65,15 +65,8 @@ func Load(path, split string, opts Options) ([]dataset.Question, error) {
 		if err != nil {
 			return nil, err
 		}
-	} else {
-		rc, err := dataset.Open(target)
-		if err != nil {
-			return nil, fmt.Errorf("trecqa: %w", err)
-		}
-		defer rc.Close()
-		if qs, err = dataset.ReadJSONL(rc, target); err != nil {
-			return nil, err
-		}
+	} else if qs, err = dataset.ReadFile(target, dataset.ReadJSONL); err != nil {
+		return nil, err
 	}
 	if opts.NormalizeNumbers {
 		for i := range qs {

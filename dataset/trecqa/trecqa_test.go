@@ -123,10 +123,8 @@ func FuzzParseColumns(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i := range qs {
-			if err := qs[i].Validate(); err != nil {
-				t.Fatalf("parser returned an invalid question: %v", err)
-			}
+		if err := dataset.ValidateAll(qs); err != nil {
+			t.Fatalf("parser returned an invalid question: %v", err)
 		}
 	})
 }

@@ -79,12 +79,7 @@ func Read(r io.Reader, name string) ([]dataset.Question, error) {
 
 // ReadFile reads a WikiQA TSV file, gzip-compressed or not.
 func ReadFile(path string) ([]dataset.Question, error) {
-	rc, err := dataset.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return Read(rc, path)
+	return dataset.ReadFile(path, Read)
 }
 
 // Load reads split ("train", "dev" or "test") from dir, which holds

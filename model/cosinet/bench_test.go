@@ -36,7 +36,7 @@ func BenchmarkTrainEpoch(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m, _ := New(DefaultHyper(), vecs, 1)
+		m, _ := New(RecipeHyper(), vecs, 1)
 		if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 1, LR: 2e-4, Listwise: true, Batch: 2}); err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func BenchmarkTrainEpoch(b *testing.B) {
 // BenchmarkScore scores the WikiQA test questions; it reports pairs/s.
 func BenchmarkScore(b *testing.B) {
 	qs, vecs := loadWikiQA(b, "test")
-	m, _ := New(DefaultHyper(), vecs, 1)
+	m, _ := New(RecipeHyper(), vecs, 1)
 	pairs := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

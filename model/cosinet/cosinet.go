@@ -39,11 +39,6 @@ type Hyper struct {
 	Dropout      float64 `json:"dropout"`       // on the pair vectors, in training
 }
 
-// DefaultHyper is the paper's Cosinet (section 5.2) with a BiRNN.
-func DefaultHyper() Hyper {
-	return Hyper{Filters: 300, Kernel: 5, Relatedness: true, RNN: "birnn"}
-}
-
 // RNNKinds lists the accepted values of Hyper.RNN.
 var RNNKinds = []string{"", "rnn", "birnn", "lstm", "bilstm", "gru", "bigru"}
 

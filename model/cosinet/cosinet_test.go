@@ -116,7 +116,7 @@ func TestBadHyper(t *testing.T) {
 			t.Errorf("hyperparameters %+v accepted", h)
 		}
 	}
-	if _, err := New(DefaultHyper(), embed.New(4), 1); err == nil {
+	if _, err := New(RecipeHyper(), embed.New(4), 1); err == nil {
 		t.Error("empty embeddings accepted")
 	}
 }

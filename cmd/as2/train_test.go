@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTinyData writes a JSONL dataset and GloVe-format vectors in which
+// the answer to "who wrote X?" is always the sentence naming the writer.
+func writeTinyData(t *testing.T) (data, vectors string) {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 24; i++ {
+		fmt.Fprintf(&b, `{"id": "q%d", "question": "who wrote book%d ?", "candidates": [{"text": "book%d is long .", "label": 0}, {"text": "writer%d wrote book%d .", "label": 1}, {"text": "it sold well .", "label": 0}]}`+"\n", i, i, i, i%5, i)
+	}
+	data = filepath.Join(dir, "train.jsonl")
+	os.WriteFile(data, []byte(b.String()), 0o644)
+	b.Reset()
+	words := []string{"who", "wrote", "is", "long", "it", "sold", "well", ".", "?"}
+	for i := 0; i < 24; i++ {
+		words = append(words, fmt.Sprintf("book%d", i))
+	}
+	for i := 0; i < 5; i++ {
+		words = append(words, fmt.Sprintf("writer%d", i))
+	}
+	for i, w := range words {
+		fmt.Fprintf(&b, "%s %g %g %g %g\n", w, float64(i%3)-1, float64(i%5)/4, float64(i%7)/7-0.5, 0.25)
+	}
+	vectors = filepath.Join(dir, "vectors.txt")
+	os.WriteFile(vectors, []byte(b.String()), 0o644)
+	return data, vectors
+}
+
+// TestTrainEvalRank runs the whole neural path through the command line:
+// embeddings import, train (saving a model), eval and rank with it, and
+// bench, on tiny data the test writes.
+func TestTrainEvalRank(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	emb, model := filepath.Join(dir, "v.emb"), filepath.Join(dir, "m.as2")
+	if out, err := run(t, "embeddings", "import", "--from", vectors, "--out", emb); err != nil || !strings.Contains(out, "imported 38 words x 4") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"--listwise", "--rnn", "birnn"},
+		{"--rnn", "none", "--paper"},
+		{"--listwise", "--rnn", "lstm", "--dev-split", "none"},
+	} {
+		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--train-split", "x", "--dev-split", "x", "--embeddings", emb,
+			"--filters", "8", "--kernel", "3", "--epochs", "2", "--out", model}, args...)
+		out, err := run(t, full...)
+		if err != nil || !strings.Contains(out, "trained cosinet") || !strings.Contains(out, "saved "+model) {
+			t.Fatalf("as2 %s: %v\n%s", strings.Join(full, " "), err, out)
+		}
+	}
+	out, err := run(t, "eval", "--model", model, "--dataset", "jsonl", "--path", data, "--format", "json")
+	if err != nil || !strings.Contains(out, `"questions":24`) || !strings.Contains(out, `"ranker":"`+model) {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	out, err = run(t, "rank", "--model", model, "--input", data, "--top", "1")
+	if err != nil || strings.Count(out, "\n") != 24 {
+		t.Fatalf("rank: %v\n%s", err, out)
+	}
+	out, err = run(t, "bench", "infer", "--model", model, "--dataset", "jsonl", "--path", data, "--repeat", "1", "--concurrency", "2")
+	if err != nil || !strings.Contains(out, "pairs/s") {
+		t.Fatalf("bench infer: %v\n%s", err, out)
+	}
+}
+
+func TestTrainBadInput(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	out := filepath.Join(t.TempDir(), "m.as2")
+	base := []string{"train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--out", out}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--dataset", "jsonl", "--path", data}, "--out is required"},
+		{append(base, "--epochs", "0"), "--epochs 0"},
+		{append(base, "--batch", "0"), "--batch 0"},
+		{append(base, "--lr", "-1"), "--lr -1"},
+		{append(base, "--rnn", "transformer"), `rnn "transformer"`},
+		{append(base, "--model", "bert"), `--model "bert"`},
+		{append(base, "--embeddings", data), "--embeddings"},
+		{append(base, "--filters", "0"), "filters 0"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("as2 %s left a model file behind", strings.Join(tc.args, " "))
+		}
+	}
+}
