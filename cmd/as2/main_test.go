@@ -129,3 +129,20 @@ func TestEvalJSONShape(t *testing.T) {
 		}
 	}
 }
+
+func TestServeBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--ranker", "nameonly"}, `want NAME=SPEC`},
+		{[]string{"serve", "--ranker", "a=wo", "--ranker", "a=bm25"}, "given twice"},
+		{[]string{"serve", "--ranker", "a=magic"}, `unknown ranker "magic"`},
+		{[]string{"serve", "--max-documents", "0"}, "must be positive"},
+		{[]string{"serve", "--addr", "256.0.0.1:99999"}, "--addr"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}

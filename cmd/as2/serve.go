@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/as2/as2/rank"
+	"github.com/as2/as2/serve"
+)
+
+func newServeCmd() *cobra.Command {
+	var (
+		addr   string
+		specs  []string
+		opts   = rank.DefaultOptions()
+		limits = serve.DefaultLimits()
+		grace  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve rankers over HTTP (rerank and answer-sentence selection)",
+		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is a
+rule-based ranker (rr, wo, wo+rr, jaccard, bm25, idf-overlap) or a model file from
+as2 train. Requests name it in "model"; the first name in sorted order is the
+default.
+
+Routes: POST /v1/rerank {"model", "query", "documents", "top_n",
+"return_documents"}; POST /v1/select {"model", "question", "document" or
+"sentences", "top_n"}; GET /v1/models, /healthz, /readyz, /metrics (Prometheus).
+Bad requests get a 4xx JSON error. On SIGINT or SIGTERM the server stops
+accepting connections, fails /readyz, and finishes in-flight requests within
+--grace.`,
+		Example: `  as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
+  curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(specs) == 0 {
+				specs = []string{"wo+rr=wo+rr"}
+			}
+			rankers := map[string]rank.Ranker{}
+			for _, spec := range specs {
+				name, target, ok := strings.Cut(spec, "=")
+				if !ok || name == "" || target == "" {
+					return fmt.Errorf("--ranker %q: want NAME=SPEC (a rule-based ranker or a model file)", spec)
+				}
+				if _, dup := rankers[name]; dup {
+					return fmt.Errorf("--ranker %q: the name %s is given twice", spec, name)
+				}
+				rf := rankerFlags{name: target, opts: opts, idf: "pool"}
+				if _, err := os.Stat(target); err == nil {
+					rf.model = target
+				}
+				r, err := rf.build(nil)
+				if err != nil {
+					return fmt.Errorf("--ranker %s: %w", spec, err)
+				}
+				rankers[name] = r
+			}
+			if limits.MaxBodyBytes < 1 || limits.MaxDocuments < 1 || limits.MaxTextBytes < 1 {
+				return fmt.Errorf("--max-body, --max-documents and --max-text must be positive")
+			}
+			srv, err := serve.New(rankers, limits)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("--addr: %w", err)
+			}
+			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(cmd.ErrOrStderr(), "as2 serving %d ranker(s) on http://%s\n", len(rankers), ln.Addr())
+			done := make(chan error, 1)
+			go func() { done <- hs.Serve(ln) }()
+			select {
+			case err := <-done:
+				return err
+			case <-cmd.Context().Done():
+			}
+			srv.Closing()
+			ctx, cancel := context.WithTimeout(context.Background(), grace)
+			defer cancel()
+			fmt.Fprintln(cmd.ErrOrStderr(), "as2: shutting down, finishing in-flight requests")
+			if err := hs.Shutdown(ctx); err != nil {
+				return fmt.Errorf("shutdown: %w", err)
+			}
+			if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: a rule-based ranker or a model file (default wo+rr=wo+rr)")
+	fs.Int64Var(&limits.MaxBodyBytes, "max-body", limits.MaxBodyBytes, "largest request body, in bytes")
+	fs.IntVar(&limits.MaxDocuments, "max-documents", limits.MaxDocuments, "most documents or sentences per request")
+	fs.IntVar(&limits.MaxTextBytes, "max-text", limits.MaxTextBytes, "longest query, document or sentence, in bytes")
+	fs.DurationVar(&limits.Timeout, "timeout", limits.Timeout, "per-request time limit")
+	fs.DurationVar(&grace, "grace", 30*time.Second, "time allowed for in-flight requests at shutdown")
+	return cmd
+}

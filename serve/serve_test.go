@@ -1,0 +1,231 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/rank"
+)
+
+func testServer(t testing.TB, limits Limits) *Server {
+	t.Helper()
+	wo, _ := rank.New("wo+rr", rank.DefaultOptions())
+	slow := rank.Func(func(ctx context.Context, q *dataset.Question) ([]float64, error) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+			return make([]float64, len(q.Candidates)), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	s, err := New(map[string]rank.Ranker{"a-wo": wo, "slow": slow}, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// startServer runs s on a real loopback port, as as2 serve does, and
+// returns its base URL and a function that shuts it down gracefully.
+func startServer(t *testing.T, s *Server) (string, func() error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: s}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String(), func() error {
+		s.Closing()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(ctx)
+	}
+}
+
+func post(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("POST %s %s: status %d, body is not JSON: %q", url, body, resp.StatusCode, raw)
+	}
+	return resp.StatusCode, out
+}
+
+func TestRoutes(t *testing.T) {
+	limits := DefaultLimits()
+	limits.MaxDocuments, limits.MaxTextBytes, limits.MaxBodyBytes, limits.Timeout = 5, 100, 2000, 100*time.Millisecond
+	base, stop := startServer(t, testServer(t, limits))
+
+	code, out := post(t, base+"/v1/rerank", `{"query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote Hamlet.", "Denmark."], "top_n": 2, "return_documents": true}`)
+	res := out["results"].([]any)
+	first := res[0].(map[string]any)
+	if code != 200 || out["model"] != "a-wo" || len(res) != 2 || first["index"] != 1.0 || first["document"] != "Shakespeare wrote Hamlet." {
+		t.Fatalf("rerank: %d %v", code, out)
+	}
+	code, out = post(t, base+"/v1/select", `{"model": "a-wo", "question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote Hamlet around 1600. It is set in Denmark.", "top_n": 1}`)
+	sents := out["sentences"].([]any)
+	if code != 200 || len(sents) != 1 || sents[0].(map[string]any)["text"] != "Shakespeare wrote Hamlet around 1600." || sents[0].(map[string]any)["start"] != 21.0 {
+		t.Fatalf("select: %d %v", code, out)
+	}
+	code, out = post(t, base+"/v1/select", `{"question": "who?", "sentences": ["a.", "b who."]}`)
+	if code != 200 || len(out["sentences"].([]any)) != 2 {
+		t.Fatalf("select sentences: %d %v", code, out)
+	}
+	for _, path := range []string{"/v1/models", "/healthz", "/readyz", "/metrics"} {
+		resp, err := http.Get(base + path)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", path, resp.Status, err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if path == "/metrics" && !bytes.Contains(raw, []byte(`as2_requests_total{code="200",model="a-wo",route="/v1/rerank"} 1`)) {
+			t.Fatalf("metrics do not count the rerank:\n%s", raw)
+		}
+		if path == "/v1/models" && !bytes.Contains(raw, []byte(`"id":"slow"`)) {
+			t.Fatalf("models: %s", raw)
+		}
+	}
+
+	big := strings.Repeat("x", 3000)
+	for _, tc := range []struct {
+		path, body string
+		code       int
+		want       string
+	}{
+		{"/v1/rerank", ``, 400, "empty request body"},
+		{"/v1/rerank", `{"query": "q", "documents": [`, 400, "malformed"},
+		{"/v1/rerank", `{"query": 3, "documents": ["a"]}`, 400, `field "query"`},
+		{"/v1/rerank", `{"query": "q", "documents": "a"}`, 400, `field "documents"`},
+		{"/v1/rerank", `{"query": "q", "documents": ["a"], "extra": 1}`, 400, `unknown field "extra"`},
+		{"/v1/rerank", `{"query": "q", "documents": ["a"]} {}`, 400, "data after"},
+		{"/v1/rerank", `{"model": "gpt", "query": "q", "documents": ["a"]}`, 404, `unknown model "gpt"`},
+		{"/v1/rerank", `{"query": "", "documents": ["a"]}`, 400, "question is empty"},
+		{"/v1/rerank", `{"query": "q", "documents": []}`, 400, "documents: empty"},
+		{"/v1/rerank", `{"query": "q", "documents": ["a","b","c","d","e","f"]}`, 413, "6 given, the limit is 5"},
+		{"/v1/rerank", `{"query": "q", "documents": ["` + strings.Repeat("y", 200) + `"]}`, 413, "documents[0]: 200 bytes"},
+		{"/v1/rerank", `{"query": "q", "documents": ["` + big + `"]}`, 413, "larger than 2000 bytes"},
+		{"/v1/rerank", `{"query": "q", "documents": ["a"], "top_n": 0}`, 400, "top_n"},
+		{"/v1/rerank", `{"query": "q", "documents": ["\udc00"]}`, 200, ""},
+		{"/v1/rerank", `{"model": "slow", "query": "q", "documents": ["a"]}`, 504, "deadline"},
+		{"/v1/select", `{"question": "q"}`, 400, "exactly one of document and sentences"},
+		{"/v1/select", `{"question": "q", "document": "a.", "sentences": ["b"]}`, 400, "exactly one"},
+		{"/v1/select", `{"question": "q", "document": "   "}`, 400, "sentences: empty"},
+	} {
+		code, out := post(t, base+tc.path, tc.body)
+		msg, _ := out["error"].(string)
+		if code != tc.code || !strings.Contains(msg, tc.want) {
+			t.Errorf("POST %s %.60q: %d %q, want %d %q", tc.path, tc.body, code, msg, tc.code, tc.want)
+		}
+	}
+	resp, _ := http.Get(base + "/v1/rerank")
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /v1/rerank: %s", resp.Status)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGracefulShutdown checks that in-flight requests finish while the
+// server shuts down, and that /readyz fails once it is closing.
+func TestGracefulShutdown(t *testing.T) {
+	s := testServer(t, DefaultLimits())
+	base, stop := startServer(t, s)
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _ = post(t, base+"/v1/rerank", `{"model": "slow", "query": "q", "documents": ["a", "b"]}`)
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	rec := &recorder{header: http.Header{}}
+	s.Closing()
+	s.ServeHTTP(rec, mustRequest("GET", "/readyz"))
+	if rec.code != http.StatusServiceUnavailable {
+		t.Errorf("/readyz while closing: %d", rec.code)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 200 {
+			t.Errorf("in-flight request %d: status %d", i, c)
+		}
+	}
+}
+
+type recorder struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(code int)        { r.code = code }
+
+func mustRequest(method, path string) *http.Request {
+	r, err := http.NewRequest(method, path, nil)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// FuzzRequests feeds arbitrary bodies to both POST routes: every answer
+// must be JSON with a status below 500.
+func FuzzRequests(f *testing.F) {
+	f.Add(`{"query": "who wrote hamlet?", "documents": ["a", "b"], "top_n": 1}`)
+	f.Add(`{"question": "q", "document": "A. B."}`)
+	f.Add(`{"question": "q", "sentences": ["a", 3]}`)
+	f.Add(`{"query": "q", "documents": ["a"], "top_n": -5, "return_documents": true}`)
+	limits := DefaultLimits()
+	limits.MaxDocuments, limits.MaxTextBytes = 20, 500
+	s := testServer(f, limits)
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"/v1/rerank", "/v1/select"} {
+			r, _ := http.NewRequest("POST", path, strings.NewReader(body))
+			rec := &recorder{header: http.Header{}}
+			s.ServeHTTP(rec, r)
+			if rec.code >= 500 {
+				t.Fatalf("POST %s %q: status %d: %s", path, body, rec.code, rec.body.String())
+			}
+			var v any
+			if err := json.Unmarshal(rec.body.Bytes(), &v); err != nil {
+				t.Fatalf("POST %s %q: body is not JSON: %q", path, body, rec.body.String())
+			}
+		}
+	})
+}
+
+func ExampleServer() {
+	wo, _ := rank.New("wo+rr", rank.DefaultOptions())
+	s, _ := New(map[string]rank.Ranker{"wo+rr": wo}, DefaultLimits())
+	r, _ := http.NewRequest("POST", "/v1/rerank", strings.NewReader(`{"query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote Hamlet."]}`))
+	rec := &recorder{header: http.Header{}}
+	s.ServeHTTP(rec, r)
+	fmt.Print(rec.body.String())
+	// Output:
+	// {"model":"wo+rr","results":[{"index":1,"relevance_score":2.3333333333333335},{"index":0,"relevance_score":1.5}]}
+}
