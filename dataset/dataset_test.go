@@ -198,3 +198,36 @@ func TestComputeStats(t *testing.T) {
 		t.Fatalf("got %+v\nwant %+v", s, want)
 	}
 }
+
+func TestAugment(t *testing.T) {
+	mk := func(id string, texts ...string) Question {
+		q := Question{ID: id, Text: "q" + id}
+		for i, s := range texts {
+			q.Candidates = append(q.Candidates, Candidate{ID: s, Text: s, Position: i, Label: btoi(i == 0)})
+		}
+		return q
+	}
+	pool := []Question{mk("1", "a", "b"), mk("2", "c", "d", "e"), mk("3", "f", "g", "a")}
+	got, err := Augment(pool[:1], pool, 5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := got[0]
+	if len(q.Candidates) != 5 || q.Candidates[0].Text != "a" || q.Candidates[1].Text != "b" || len(pool[0].Candidates) != 2 {
+		t.Fatalf("augmented %+v (input now %+v)", q, pool[0])
+	}
+	seen := map[string]bool{}
+	for i, c := range q.Candidates {
+		if seen[c.Text] || c.Position != i || (i >= 2 && (c.Label != Negative || c.Text == "a" || c.Text == "b")) {
+			t.Fatalf("candidate %d: %+v", i, c)
+		}
+		seen[c.Text] = true
+	}
+	again, _ := Augment(pool[:1], pool, 5, 7)
+	if !reflect.DeepEqual(again, got) {
+		t.Fatal("same seed, different pools")
+	}
+	if _, err := Augment(pool[:1], pool, 50, 7); err == nil || !strings.Contains(err.Error(), "too few distinct sentences") {
+		t.Fatalf("oversized pool: %v", err)
+	}
+}

@@ -20,7 +20,63 @@ func newDataCmd() *cobra.Command {
 		Use:   "data",
 		Short: "Inspect datasets",
 	}
-	cmd.AddCommand(newDataStatsCmd())
+	cmd.AddCommand(newDataStatsCmd(), newDataAugmentCmd())
+	return cmd
+}
+
+func newDataAugmentCmd() *cobra.Command {
+	var (
+		d         datasetFlags
+		poolSplit string
+		size      int
+		seed      uint64
+		out       string
+	)
+	cmd := &cobra.Command{
+		Use:   "augment",
+		Short: "Build large candidate pools (WikiQA++, SQuAD-sent++) for cascade experiments",
+		Long: `Give every question of a split (its --subset) more candidates: after its own,
+negatives drawn at random (seeded) from the candidates of the other questions
+of --pool-split (default: the same split), up to --size candidates, like the
+ASNQ++ of the sequential reranking paper. Writes as2's JSONL, which
+--dataset jsonl --path FILE reads.`,
+		Example: `  as2 data augment --dataset wikiqa --split test --size 300 --out wikiqa-test++.jsonl
+  as2 eval --dataset jsonl --path wikiqa-test++.jsonl --cascade "bm25:50,cosinet=m.as2:1"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return fmt.Errorf("--out is required")
+			}
+			if size < 1 {
+				return fmt.Errorf("--size %d: must be at least 1", size)
+			}
+			_, qs, _, err := d.load()
+			if err != nil {
+				return err
+			}
+			if poolSplit != "" {
+				d.split = poolSplit
+			}
+			pool, _, _, err := d.load() // every question of the pool split, whatever the subset
+			if err != nil {
+				return err
+			}
+			aug, err := dataset.Augment(qs, pool, size, seed)
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(out, cmd.OutOrStdout(), func(w io.Writer) error { return dataset.WriteJSONL(w, aug) }); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d questions with %d candidates each (at least) to %s\n", len(aug), size, out)
+			return nil
+		},
+	}
+	d.register(cmd.Flags(), "answered")
+	cmd.Flags().StringVar(&poolSplit, "pool-split", "", "split whose candidates are drawn (default: the same split)")
+	cmd.Flags().IntVar(&size, "size", 300, "candidates per question after augmenting")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed for drawing the negatives")
+	cmd.Flags().StringVar(&out, "out", "", "JSONL file to write (- for standard output)")
 	return cmd
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/metric"
+	"github.com/as2/as2/rank"
+	"github.com/as2/as2/rank/cascade"
 	"github.com/as2/as2/trec"
 )
 
@@ -135,7 +137,11 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 		}
 	}
 	s := summary{Dataset: e.data.name, Split: e.data.split, Subset: string(sub), Ranker: e.ranker.label()}
-	return e.print(cmd.OutOrStdout(), s, rep.Result, evaluation.Describe(sub, ties))
+	if err := e.print(cmd.OutOrStdout(), s, rep.Result, evaluation.Describe(sub, ties)); err != nil {
+		return err
+	}
+	printStages(cmd.ErrOrStderr(), rk)
+	return nil
 }
 
 func (e *evalCmd) evalRunFile(cmd *cobra.Command, ms []metric.Measure) error {
@@ -209,6 +215,20 @@ func (e *evalCmd) print(w io.Writer, s summary, res metric.Result, note string) 
 		fmt.Fprintf(tw, "%s\t%.4f\n", m.Name, s.Metrics[m.Name])
 	}
 	return tw.Flush()
+}
+
+// printStages reports each stage's work when r is a cascade.
+func printStages(w io.Writer, r rank.Ranker) {
+	c, ok := r.(*cascade.Cascade)
+	if !ok {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "stage\tk\tquestions\tcandidates scored\tmean latency per question")
+	for i, st := range c.Stats() {
+		fmt.Fprintf(tw, "%d %s\t%d\t%d\t%d\t%s\n", i+1, st.Name, st.K, st.Calls, st.Pairs, st.Latency)
+	}
+	tw.Flush()
 }
 
 // runTag makes a TREC run tag (no white space) from a ranker's label.

@@ -11,6 +11,7 @@ import (
 	"github.com/as2/as2/model"
 	_ "github.com/as2/as2/model/cosinet" // registers the architecture
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/rank/cascade"
 )
 
 // datasetFlags select a benchmark and its evaluation subset.
@@ -53,16 +54,18 @@ func (d *datasetFlags) load() (all, kept []dataset.Question, sub dataset.Subset,
 
 // rankerFlags choose and configure a ranker.
 type rankerFlags struct {
-	name  string
-	model string
-	opts  rank.Options
-	idf   string
+	name    string
+	model   string
+	cascade string
+	opts    rank.Options
+	idf     string
 }
 
 func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
 	fs.StringVar(&r.name, "ranker", "wo+rr", "rule-based ranker: "+strings.Join(rank.Names, ", "))
 	fs.StringVar(&r.model, "model", "", "trained model file (from as2 train) to rank with, instead of --ranker")
+	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
 	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")
 	fs.BoolVar(&r.opts.Punctuation, "punctuation", false, "count punctuation tokens as words")
 	fs.Float64Var(&r.opts.K1, "bm25-k1", def.K1, "BM25 term-frequency saturation k1")
@@ -70,22 +73,41 @@ func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.idf, "idf", "pool", "IDF and average length for bm25 and idf-overlap: pool (each question's own candidates) or collection (every candidate sentence of the questions read)")
 }
 
-// label names the ranker in reports: the model file, or the ranker's name.
+// label names the ranker in reports: the model file, the cascade, or the
+// ranker's name.
 func (r *rankerFlags) label() string {
-	if r.model != "" {
+	switch {
+	case r.model != "":
 		return r.model
+	case r.cascade != "":
+		return "cascade " + r.cascade
 	}
 	return r.name
 }
 
 // build returns the ranker; qs is the collection for --idf collection.
 func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
+	if r.model != "" && r.cascade != "" {
+		return nil, fmt.Errorf("--model and --cascade: give one")
+	}
 	if r.model != "" {
 		m, err := model.Load(r.model)
 		if err != nil {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		return m, nil
+	}
+	if r.cascade != "" {
+		c, err := cascade.Parse(r.cascade, func(name, file string) (rank.Ranker, error) {
+			if file != "" {
+				return model.Load(file)
+			}
+			return rank.New(name, r.opts)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--cascade: %w", err)
+		}
+		return c, nil
 	}
 	if r.opts.K1 < 0 {
 		return nil, fmt.Errorf("--bm25-k1 %v: must be >= 0", r.opts.K1)

@@ -140,6 +140,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--ranker", "a=magic"}, `unknown ranker "magic"`},
 		{[]string{"serve", "--max-documents", "0"}, "must be positive"},
 		{[]string{"serve", "--addr", "256.0.0.1:99999"}, "--addr"},
+		{[]string{"serve", "--cascade", "fast"}, "want NAME=STAGE:K"},
+		{[]string{"serve", "--cascade", "fast=bm25:0"}, "--cascade"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)

@@ -20,6 +20,7 @@ func newServeCmd() *cobra.Command {
 	var (
 		addr   string
 		specs  []string
+		chains []string
 		opts   = rank.DefaultOptions()
 		limits = serve.DefaultLimits()
 		grace  time.Duration
@@ -29,8 +30,8 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve rankers over HTTP (rerank and answer-sentence selection)",
 		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is a
 rule-based ranker (rr, wo, wo+rr, jaccard, bm25, idf-overlap) or a model file from
-as2 train. Requests name it in "model"; the first name in sorted order is the
-default.
+as2 train; each --cascade NAME=SPEC a cascade (see as2 eval --cascade).
+Requests name it in "model"; the first name in sorted order is the default.
 
 Routes: POST /v1/rerank {"model", "query", "documents", "top_n",
 "return_documents"}; POST /v1/select {"model", "question", "document" or
@@ -42,10 +43,25 @@ accepting connections, fails /readyz, and finishes in-flight requests within
   curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(specs) == 0 {
+			if len(specs) == 0 && len(chains) == 0 {
 				specs = []string{"wo+rr=wo+rr"}
 			}
 			rankers := map[string]rank.Ranker{}
+			for _, spec := range chains {
+				name, chain, ok := strings.Cut(spec, "=")
+				if !ok || name == "" || chain == "" {
+					return fmt.Errorf("--cascade %q: want NAME=STAGE:K,STAGE:K,...", spec)
+				}
+				if _, dup := rankers[name]; dup {
+					return fmt.Errorf("--cascade %q: the name %s is given twice", spec, name)
+				}
+				rf := rankerFlags{cascade: chain, opts: opts, idf: "pool"}
+				r, err := rf.build(nil)
+				if err != nil {
+					return err
+				}
+				rankers[name] = r
+			}
 			for _, spec := range specs {
 				name, target, ok := strings.Cut(spec, "=")
 				if !ok || name == "" || target == "" {
@@ -100,6 +116,7 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 	fs := cmd.Flags()
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: a rule-based ranker or a model file (default wo+rr=wo+rr)")
+	fs.StringArrayVar(&chains, "cascade", nil, `NAME=SPEC, repeatable: a cascade of rankers, e.g. fast="bm25:100,cosinet=m.as2:10"`)
 	fs.Int64Var(&limits.MaxBodyBytes, "max-body", limits.MaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&limits.MaxDocuments, "max-documents", limits.MaxDocuments, "most documents or sentences per request")
 	fs.IntVar(&limits.MaxTextBytes, "max-text", limits.MaxTextBytes, "longest query, document or sentence, in bytes")

@@ -96,3 +96,35 @@ func TestTrainBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestAugmentAndCascade builds an augmented pool and ranks it with a
+// cascade of a rule-based ranker and a trained model.
+func TestAugmentAndCascade(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	model, aug := filepath.Join(dir, "m.as2"), filepath.Join(dir, "aug.jsonl")
+	if out, err := run(t, "train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--filters", "8", "--kernel", "3",
+		"--epochs", "1", "--dev-split", "none", "--out", model); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	if out, err := run(t, "data", "augment", "--dataset", "jsonl", "--path", data, "--size", "10", "--out", aug); err != nil {
+		t.Fatalf("augment: %v\n%s", err, out)
+	}
+	out, err := run(t, "eval", "--dataset", "jsonl", "--path", aug, "--cascade", "bm25:4,tiny="+model+":1", "--format", "json")
+	if err != nil || !strings.Contains(out, `"questions":24`) || !strings.Contains(out, `"ranker":"cascade bm25:4,tiny=`) {
+		t.Fatalf("eval --cascade: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--dataset", "jsonl", "--path", aug, "--cascade", "bm25:0"}, "--cascade"},
+		{[]string{"eval", "--dataset", "jsonl", "--path", aug, "--cascade", "x=" + aug + ":2"}, "--cascade"},
+		{[]string{"eval", "--dataset", "jsonl", "--path", aug, "--cascade", "bm25:2", "--model", model}, "give one"},
+		{[]string{"data", "augment", "--dataset", "jsonl", "--path", data, "--size", "1000", "--out", aug}, "too few distinct sentences"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
