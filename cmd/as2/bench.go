@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +22,7 @@ import (
 	"github.com/as2/as2/model/cosinet"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/rank/cascade"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -31,7 +35,7 @@ evaluation, nothing saved); as2 bench infer times scoring a split's candidates.
 Both print the machine, the BLAS backend and the command's settings with the
 figures. Build with -tags openblas to measure the OpenBLAS backend.`,
 	}
-	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd())
+	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd(), newBenchCascadeCmd())
 	return cmd
 }
 
@@ -220,6 +224,105 @@ timed (its speed does not depend on the weights).`,
 	fs.StringVar(&embedFile, "embeddings", "", "word vectors for the untrained model (default $AS2_DATA/embeddings/glove.6B.100d.wink.as2-vocab.txt.gz)")
 	fs.IntVar(&repeat, "repeat", 3, "passes over the questions")
 	fs.IntVar(&concurrency, "concurrency", 1, "clients scoring questions at the same time (the number of cores measures throughput)")
+	fs.StringVar(&format, "format", "table", "output: table or json")
+	return cmd
+}
+
+func newBenchCascadeCmd() *cobra.Command {
+	var (
+		data              datasetFlags
+		first, last, ks   string
+		plotPrefix, title string
+		format            string
+	)
+	cmd := &cobra.Command{
+		Use:   "cascade",
+		Short: "Accuracy and latency of two-stage cascades as the number passed on (k) varies",
+		Long: `Measure the trade-off of a two-stage cascade: --first ranks every candidate and
+passes its best k to --last, for each k of --k, and --last alone on every
+candidate. For each it reports P@1, MAP and the mean latency per question
+(questions scored one at a time), as a table and, with --plot PREFIX, as a
+figure like the sequential reranking paper's Figure 2 (PREFIX.png and
+PREFIX.svg). Large pools show the effect: see as2 data augment.`,
+		Example: `  as2 data augment --dataset wikiqa --split test --size 300 --out wikiqa-test++.jsonl
+  as2 bench cascade --dataset jsonl --path wikiqa-test++.jsonl --first bm25 --last m.as2 --k 5,10,25,50,100 --plot cascade`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if last == "" {
+				return fmt.Errorf("--last is required: a model file or rule-based ranker")
+			}
+			var kList []int
+			for _, f := range strings.Split(ks, ",") {
+				k, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || k < 1 {
+					return fmt.Errorf("--k %q: want positive integers separated by commas", ks)
+				}
+				kList = append(kList, k)
+			}
+			build := func(flag, spec string) (rank.Ranker, error) {
+				rf := rankerFlags{name: spec, opts: rank.DefaultOptions(), idf: "pool"}
+				if _, err := os.Stat(spec); err == nil {
+					rf.model = spec
+				}
+				r, err := rf.build(nil)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", flag, err)
+				}
+				return r, nil
+			}
+			fr, err := build("--first", first)
+			if err != nil {
+				return err
+			}
+			lr, err := build("--last", last)
+			if err != nil {
+				return err
+			}
+			if data.name == "" {
+				return fmt.Errorf("--dataset is required")
+			}
+			_, qs, _, err := data.load()
+			if err != nil {
+				return err
+			}
+			points, err := cascade.Sweep(cmd.Context(), fr, lr, first, last, kList, qs)
+			if err != nil {
+				return err
+			}
+			if plotPrefix != "" {
+				if title == "" {
+					title = fmt.Sprintf("%s → %s on %s (%d questions)", first, filepath.Base(last), data.name, len(qs))
+				}
+				if err := cascade.Plot(points, title, plotPrefix+".png", plotPrefix+".svg"); err != nil {
+					return fmt.Errorf("--plot: %w", err)
+				}
+			}
+			w := cmd.OutOrStdout()
+			if format == "json" {
+				return json.NewEncoder(w).Encode(map[string]any{"machine": machine(), "first": first, "last": last, "questions": len(qs), "points": points})
+			}
+			base := points[0]
+			fmt.Fprintf(w, "%s → %s, %s %s (%d questions), on %s\n", first, last, data.name, data.split, len(qs), machine())
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "k\tcandidates to last stage\tP@1\tMAP\tms/question\t% of last-stage P@1\tlatency vs last stage\t")
+			for _, p := range points {
+				k := strconv.Itoa(p.K)
+				if p.K == 0 {
+					k = "all"
+				}
+				fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f%%\t%.2fx\t\n", k, p.Candidate, 100*p.P1, 100*p.MAP,
+					float64(p.Latency.Microseconds())/1000, 100*p.P1/max(base.P1, 1e-12), float64(p.Latency)/float64(max(base.Latency, 1)))
+			}
+			return tw.Flush()
+		},
+	}
+	fs := cmd.Flags()
+	data.register(fs, "answered")
+	fs.StringVar(&first, "first", "bm25", "first stage: a rule-based ranker or a model file")
+	fs.StringVar(&last, "last", "", "last stage: a model file or a rule-based ranker (required)")
+	fs.StringVar(&ks, "k", "1,5,10,25,50,100", "candidates the first stage passes on, comma-separated")
+	fs.StringVar(&plotPrefix, "plot", "", "write the trade-off figure to PREFIX.png and PREFIX.svg")
+	fs.StringVar(&title, "title", "", "figure title")
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	return cmd
 }

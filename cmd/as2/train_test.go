@@ -114,10 +114,20 @@ func TestAugmentAndCascade(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"questions":24`) || !strings.Contains(out, `"ranker":"cascade bm25:4,tiny=`) {
 		t.Fatalf("eval --cascade: %v\n%s", err, out)
 	}
+	plot := filepath.Join(dir, "sweep")
+	out, err = run(t, "bench", "cascade", "--dataset", "jsonl", "--path", aug, "--last", model, "--k", "2,5", "--plot", plot)
+	if err != nil || !strings.Contains(out, "% of last-stage P@1") {
+		t.Fatalf("bench cascade: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(plot + ".svg"); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"bench", "cascade", "--dataset", "jsonl", "--path", aug}, "--last is required"},
+		{[]string{"bench", "cascade", "--dataset", "jsonl", "--path", aug, "--last", model, "--k", "0"}, "--k"},
 		{[]string{"eval", "--dataset", "jsonl", "--path", aug, "--cascade", "bm25:0"}, "--cascade"},
 		{[]string{"eval", "--dataset", "jsonl", "--path", aug, "--cascade", "x=" + aug + ":2"}, "--cascade"},
 		{[]string{"eval", "--dataset", "jsonl", "--path", aug, "--cascade", "bm25:2", "--model", model}, "give one"},

@@ -3,6 +3,8 @@ package cascade
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -103,5 +105,35 @@ func TestParse(t *testing.T) {
 		if _, err := Parse(tc.spec, resolve); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q): error %v, want %q", tc.spec, err, tc.want)
 		}
+	}
+}
+
+func TestSweepAndPlot(t *testing.T) {
+	// The cheap stage prefers late candidates, the good one knows that "b"
+	// answers: passing on more candidates can only help.
+	cheap := &byText{score: map[string]float64{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}}
+	good := &byText{score: map[string]float64{"b": 10}}
+	q := question(5)
+	q.Candidates[1].Label = dataset.Positive
+	qs := []dataset.Question{*q}
+	points, err := Sweep(context.Background(), cheap, good, "cheap", "good", []int{1, 4}, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 3 || points[0].K != 0 || points[0].P1 != 1 || points[1].P1 != 0 || points[2].P1 != 1 || points[1].Candidate != 1 || points[0].Candidate != 5 {
+		t.Fatalf("points %+v", points)
+	}
+	dir := t.TempDir()
+	png, svg := filepath.Join(dir, "c.png"), filepath.Join(dir, "c.svg")
+	if err := Plot(points, "test", png, svg); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{png, svg} {
+		if st, err := os.Stat(p); err != nil || st.Size() < 500 {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if err := Plot(points, "test", filepath.Join(dir, "c.bmpx")); err == nil {
+		t.Fatal("unknown image format accepted")
 	}
 }

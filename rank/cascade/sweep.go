@@ -1,0 +1,119 @@
+package cascade
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/metric"
+	"github.com/as2/as2/rank"
+)
+
+// Point is one cascade of a sweep: the first stage passing K candidates to
+// the last (K = 0: the last stage alone, on every candidate).
+type Point struct {
+	K         int
+	P1, MAP   float64
+	Latency   time.Duration // mean wall time per question, both stages
+	Candidate float64       // mean candidates the last stage scored per question
+}
+
+// Sweep measures, for each k of ks, the two-stage cascade first:k → last on
+// qs, and the last stage alone (K = 0, first in the result): accuracy, and
+// the mean latency per question, questions scored one at a time.
+func Sweep(ctx context.Context, first, last rank.Ranker, firstName, lastName string, ks []int, qs []dataset.Question) ([]Point, error) {
+	ms := []metric.Measure{metric.MustParseMeasure("p@1"), metric.MustParseMeasure("map")}
+	var out []Point
+	for _, k := range append([]int{0}, ks...) {
+		var r rank.Ranker = last
+		var c *Cascade
+		if k > 0 {
+			var err error
+			if c, err = New(&Stage{Name: firstName, Ranker: first, K: k}, &Stage{Name: lastName, Ranker: last}); err != nil {
+				return nil, err
+			}
+			r = c
+		}
+		start := time.Now()
+		rep, err := evaluation.Evaluate(ctx, r, qs, evaluation.Options{Measures: ms})
+		if err != nil {
+			return nil, fmt.Errorf("k=%d: %w", k, err)
+		}
+		p := Point{K: k, P1: rep.Result.Mean["p@1"], MAP: rep.Result.Mean["map"], Latency: time.Since(start) / time.Duration(max(len(qs), 1))}
+		if c != nil {
+			st := c.Stats()
+			p.Candidate = float64(st[1].Pairs) / float64(max(st[1].Calls, 1))
+		} else {
+			for i := range qs {
+				p.Candidate += float64(len(qs[i].Candidates))
+			}
+			p.Candidate /= float64(max(len(qs), 1))
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Plot draws P@1 against latency per question, one point per k, like
+// Figure 2 of the sequential reranking paper, and saves it to each path
+// (the extension picks the format: .png, .svg, .pdf).
+func Plot(points []Point, title string, paths ...string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "mean latency per question (ms)"
+	p.Y.Label.Text = "P@1 (%)"
+	xys := make(plotter.XYs, len(points))
+	labels := make([]string, len(points))
+	for i, pt := range points {
+		xys[i].X = float64(pt.Latency.Microseconds()) / 1000
+		xys[i].Y = 100 * pt.P1
+		labels[i] = "k=" + strconv.Itoa(pt.K)
+		if pt.K == 0 {
+			labels[i] = "last stage alone"
+		}
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return err
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return err
+	}
+	p.Add(sc, lb, plotter.NewGrid())
+	for _, path := range paths {
+		if err := save(p, path); err != nil {
+			return fmt.Errorf("saving %s: %w", filepath.Base(path), err)
+		}
+	}
+	return nil
+}
+
+// save writes the plot atomically, in the format of the path's extension.
+func save(p *plot.Plot, path string) error {
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, ext)
+	if err != nil {
+		return err
+	}
+	f, err := renameio.NewPendingFile(path)
+	if err != nil {
+		return err
+	}
+	defer f.Cleanup()
+	if _, err := wt.WriteTo(f); err != nil {
+		return err
+	}
+	return f.CloseAtomicallyReplace()
+}
