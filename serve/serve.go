@@ -4,7 +4,7 @@
 //	POST /v1/rerank   {"model", "query", "documents": [...], "top_n", "return_documents"}
 //	                  -> {"model", "results": [{"index", "relevance_score", "document"?}, ...]}
 //	POST /v1/select   {"model", "question", "document" | "sentences": [...], "top_n"}
-//	                  -> {"model", "sentences": [{"index", "text", "score"}, ...]}
+//	                  -> {"model", "sentences": [{"index", "text", "score"}, ...], "answer"?, "probability"?}
 //	GET  /v1/models   the configured rankers
 //	GET  /healthz     the process is up
 //	GET  /readyz      the rankers are loaded and the server is not shutting down
@@ -38,6 +38,7 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
+	"github.com/as2/as2/trigger"
 )
 
 // Limits bound what one request may ask for.
@@ -56,6 +57,7 @@ func DefaultLimits() Limits {
 // Server serves rankers over HTTP. Create it with New.
 type Server struct {
 	rankers map[string]rank.Ranker
+	calib   map[string]trigger.Calibration
 	names   []string
 	limits  Limits
 	mux     *http.ServeMux
@@ -104,6 +106,19 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Calibrate attaches an answer-triggering calibration to a ranker: from
+// then on /v1/select says whether the document answers the question at all.
+func (s *Server) Calibrate(model string, c trigger.Calibration) error {
+	if _, ok := s.rankers[model]; !ok {
+		return fmt.Errorf("serve: no ranker %q to calibrate", model)
+	}
+	if s.calib == nil {
+		s.calib = map[string]trigger.Calibration{}
+	}
+	s.calib[model] = c
+	return nil
+}
 
 // Closing marks the server as shutting down: /readyz fails from then on, so
 // that a load balancer stops sending requests while in-flight ones finish.
@@ -330,10 +345,15 @@ type Sentence struct {
 	End   *int    `json:"end,omitempty"`
 }
 
-// SelectResponse is the body of a successful select.
+// SelectResponse is the body of a successful select. Answer and
+// Probability are present when the model has a calibration (as2 trigger):
+// the probability that the best sentence answers, and whether it passes the
+// threshold chosen on dev; Answer false means "no answer in this document".
 type SelectResponse struct {
-	Model     string     `json:"model"`
-	Sentences []Sentence `json:"sentences"`
+	Model       string     `json:"model"`
+	Sentences   []Sentence `json:"sentences"`
+	Answer      *bool      `json:"answer,omitempty"`
+	Probability *float64   `json:"probability,omitempty"`
 }
 
 func (s *Server) selectSentences(r *http.Request) (any, string, error) {
@@ -363,6 +383,10 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 		return nil, name, err
 	}
 	resp := SelectResponse{Model: name, Sentences: make([]Sentence, len(ranked))}
+	if c, ok := s.calib[name]; ok && len(ranked) > 0 {
+		p, a := c.Prob(ranked[0].Score), c.Answer(ranked[0].Score)
+		resp.Probability, resp.Answer = &p, &a
+	}
 	for k, sc := range ranked {
 		resp.Sentences[k] = Sentence{Index: sc.Index, Text: sents[sc.Index], Score: sc.Score}
 		if spans != nil {

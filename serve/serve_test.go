@@ -15,6 +15,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/trigger"
 )
 
 func testServer(t testing.TB, limits Limits) *Server {
@@ -71,7 +72,15 @@ func post(t *testing.T, url, body string) (int, map[string]any) {
 func TestRoutes(t *testing.T) {
 	limits := DefaultLimits()
 	limits.MaxDocuments, limits.MaxTextBytes, limits.MaxBodyBytes, limits.Timeout = 5, 100, 2000, 100*time.Millisecond
-	base, stop := startServer(t, testServer(t, limits))
+	srv := testServer(t, limits)
+	// wo+rr scores 2.33 for two shared words at position 1: answer when >= 2.
+	if err := srv.Calibrate("a-wo", trigger.Calibration{A: 10, B: -20, Threshold: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Calibrate("nope", trigger.Calibration{}); err == nil {
+		t.Fatal("calibrating an unknown model accepted")
+	}
+	base, stop := startServer(t, srv)
 
 	code, out := post(t, base+"/v1/rerank", `{"query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote Hamlet.", "Denmark."], "top_n": 2, "return_documents": true}`)
 	res := out["results"].([]any)
@@ -81,11 +90,15 @@ func TestRoutes(t *testing.T) {
 	}
 	code, out = post(t, base+"/v1/select", `{"model": "a-wo", "question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote Hamlet around 1600. It is set in Denmark.", "top_n": 1}`)
 	sents := out["sentences"].([]any)
-	if code != 200 || len(sents) != 1 || sents[0].(map[string]any)["text"] != "Shakespeare wrote Hamlet around 1600." || sents[0].(map[string]any)["start"] != 21.0 {
+	if code != 200 || len(sents) != 1 || sents[0].(map[string]any)["text"] != "Shakespeare wrote Hamlet around 1600." || sents[0].(map[string]any)["start"] != 21.0 || out["answer"] != true {
 		t.Fatalf("select: %d %v", code, out)
 	}
+	code, out = post(t, base+"/v1/select", `{"model": "a-wo", "question": "who wrote hamlet?", "document": "It rained. The end."}`)
+	if code != 200 || out["answer"] != false || out["probability"].(float64) >= 0.5 {
+		t.Fatalf("select, no answer: %d %v", code, out)
+	}
 	code, out = post(t, base+"/v1/select", `{"question": "who?", "sentences": ["a.", "b who."]}`)
-	if code != 200 || len(out["sentences"].([]any)) != 2 {
+	if code != 200 || len(out["sentences"].([]any)) != 2 || out["answer"] != false { // one shared word: below the calibrated threshold
 		t.Fatalf("select sentences: %d %v", code, out)
 	}
 	for _, path := range []string{"/v1/models", "/healthz", "/readyz", "/metrics"} {

@@ -141,6 +141,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"serve", "--max-documents", "0"}, "must be positive"},
 		{[]string{"serve", "--addr", "256.0.0.1:99999"}, "--addr"},
 		{[]string{"serve", "--cascade", "fast"}, "want NAME=STAGE:K"},
+		{[]string{"serve", "--calibration", "x"}, "want NAME=FILE"},
+		{[]string{"serve", "--calibration", "wo+rr=/nonexistent.json"}, "no such file"},
 		{[]string{"serve", "--cascade", "fast=bm25:0"}, "--cascade"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {

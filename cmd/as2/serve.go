@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -14,13 +15,30 @@ import (
 
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/serve"
+	"github.com/as2/as2/trigger"
 )
+
+// readJSONFile decodes one JSON value from path, rejecting unknown fields.
+func readJSONFile(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
 
 func newServeCmd() *cobra.Command {
 	var (
 		addr   string
 		specs  []string
 		chains []string
+		calibs []string
 		opts   = rank.DefaultOptions()
 		limits = serve.DefaultLimits()
 		grace  time.Duration
@@ -87,6 +105,19 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 			if err != nil {
 				return err
 			}
+			for _, spec := range calibs {
+				name, file, ok := strings.Cut(spec, "=")
+				if !ok {
+					return fmt.Errorf("--calibration %q: want NAME=FILE (from as2 trigger --out)", spec)
+				}
+				var c trigger.Calibration
+				if err := readJSONFile(file, &c); err != nil {
+					return fmt.Errorf("--calibration %s: %w", spec, err)
+				}
+				if err := srv.Calibrate(name, c); err != nil {
+					return fmt.Errorf("--calibration %s: %w", spec, err)
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("--addr: %w", err)
@@ -116,6 +147,7 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 	fs := cmd.Flags()
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: a rule-based ranker or a model file (default wo+rr=wo+rr)")
+	fs.StringArrayVar(&calibs, "calibration", nil, "NAME=FILE, repeatable: answer-triggering calibration (as2 trigger --out) for a ranker; /v1/select then says whether there is an answer")
 	fs.StringArrayVar(&chains, "cascade", nil, `NAME=SPEC, repeatable: a cascade of rankers, e.g. fast="bm25:100,cosinet=m.as2:10"`)
 	fs.Int64Var(&limits.MaxBodyBytes, "max-body", limits.MaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&limits.MaxDocuments, "max-documents", limits.MaxDocuments, "most documents or sentences per request")

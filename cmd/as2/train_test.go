@@ -138,3 +138,33 @@ func TestAugmentAndCascade(t *testing.T) {
 		}
 	}
 }
+
+func TestTrigger(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "q.jsonl")
+	var b strings.Builder
+	for i := 0; i < 30; i++ {
+		label := 0
+		if i%2 == 0 {
+			label = 1
+		}
+		// Answerable questions share words with their first candidate.
+		text := "nothing in common"
+		if label == 1 {
+			text = fmt.Sprintf("topic%d answer here", i)
+		}
+		fmt.Fprintf(&b, `{"id": "q%d", "question": "what about topic%d ?", "candidates": [{"text": %q, "label": %d}, {"text": "filler words", "label": 0}]}`+"\n", i, i, text, label)
+	}
+	os.WriteFile(data, []byte(b.String()), 0o644)
+	cal := filepath.Join(dir, "cal.json")
+	out, err := run(t, "trigger", "--dataset", "jsonl", "--path", data, "--ranker", "wo", "--out", cal)
+	if err != nil || !strings.Contains(out, "F1 100.00") {
+		t.Fatalf("trigger: %v\n%s", err, out)
+	}
+	if raw, err := os.ReadFile(cal); err != nil || !strings.Contains(string(raw), `"threshold"`) {
+		t.Fatalf("calibration file: %v %s", err, raw)
+	}
+	if _, err := run(t, "trigger", "--ranker", "wo"); err == nil || !strings.Contains(err.Error(), "--dataset is required") {
+		t.Fatalf("no dataset: %v", err)
+	}
+}
