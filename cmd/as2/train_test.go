@@ -69,6 +69,10 @@ func TestTrainEvalRank(t *testing.T) {
 	if err != nil || !strings.Contains(out, "pairs/s") {
 		t.Fatalf("bench infer: %v\n%s", err, out)
 	}
+	out, err = run(t, "bench", "serve", "--model", model, "--dataset", "jsonl", "--path", data, "--documents", "10", "--requests", "10", "--clients", "1,2")
+	if err != nil || strings.Count(out, "\n") != 4 {
+		t.Fatalf("bench serve: %v\n%s", err, out)
+	}
 }
 
 func TestTrainBadInput(t *testing.T) {
