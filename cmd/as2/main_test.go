@@ -150,3 +150,29 @@ func TestServeBadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestServeConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	good := write("good.yaml", "addr: 256.0.0.1:99999\nrankers:\n  a: wo+rr\ncascades:\n  fast: \"bm25:5,rr\"\nlimits:\n  max_documents: 10\n  timeout: 2s\ngrace: 1s\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--config", write("unknown.yaml", "adress: x\n")}, "field adress not found"},
+		{[]string{"serve", "--config", write("bad.yaml", "rankers:\n  a: magic\n")}, `unknown ranker "magic"`},
+		{[]string{"serve", "--config", write("limits.yaml", "limits:\n  max_text: -1\n")}, "must be positive"},
+		{[]string{"serve", "--config", filepath.Join(dir, "missing.yaml")}, "no such file"},
+		// A good file gets as far as listening on its (impossible) address.
+		{[]string{"serve", "--config", good}, "--addr"},
+		{[]string{"serve", "--config", good, "--ranker", "a=rr"}, "the name a is given twice"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
