@@ -228,6 +228,44 @@ timed (its speed does not depend on the weights).`,
 	return cmd
 }
 
+// twoStages builds the rankers of a two-stage cascade: each spec is a
+// model file or a rule-based ranker.
+func twoStages(first, last string) (rank.Ranker, rank.Ranker, error) {
+	build := func(flag, spec string) (rank.Ranker, error) {
+		rf := rankerFlags{name: spec, opts: rank.DefaultOptions(), idf: "pool"}
+		if _, err := os.Stat(spec); err == nil {
+			rf.model = spec
+		}
+		r, err := rf.build(nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		return r, nil
+	}
+	fr, err := build("--first", first)
+	if err != nil {
+		return nil, nil, err
+	}
+	lr, err := build("--last", last)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fr, lr, nil
+}
+
+// parseKs reads --k.
+func parseKs(ks string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("--k %q: want positive integers separated by commas", ks)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
 func newBenchCascadeCmd() *cobra.Command {
 	var (
 		data              datasetFlags
@@ -251,30 +289,11 @@ PREFIX.svg). Large pools show the effect: see as2 data augment.`,
 			if last == "" {
 				return fmt.Errorf("--last is required: a model file or rule-based ranker")
 			}
-			var kList []int
-			for _, f := range strings.Split(ks, ",") {
-				k, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || k < 1 {
-					return fmt.Errorf("--k %q: want positive integers separated by commas", ks)
-				}
-				kList = append(kList, k)
-			}
-			build := func(flag, spec string) (rank.Ranker, error) {
-				rf := rankerFlags{name: spec, opts: rank.DefaultOptions(), idf: "pool"}
-				if _, err := os.Stat(spec); err == nil {
-					rf.model = spec
-				}
-				r, err := rf.build(nil)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", flag, err)
-				}
-				return r, nil
-			}
-			fr, err := build("--first", first)
+			kList, err := parseKs(ks)
 			if err != nil {
 				return err
 			}
-			lr, err := build("--last", last)
+			fr, lr, err := twoStages(first, last)
 			if err != nil {
 				return err
 			}

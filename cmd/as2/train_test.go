@@ -118,6 +118,13 @@ func TestAugmentAndCascade(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"questions":24`) || !strings.Contains(out, `"ranker":"cascade bm25:4,tiny=`) {
 		t.Fatalf("eval --cascade: %v\n%s", err, out)
 	}
+	out, err = run(t, "tune", "cascade", "--dataset", "jsonl", "--path", aug, "--dev-path", aug, "--last", model, "--k", "2,5", "--target", "0.5")
+	if err != nil || !strings.Contains(out, "chosen on dev (24 questions)") || !strings.Contains(out, "test (24 questions)") {
+		t.Fatalf("tune cascade: %v\n%s", err, out)
+	}
+	if _, err := run(t, "tune", "cascade", "--dataset", "jsonl", "--path", aug, "--last", model, "--target", "2"); err == nil || !strings.Contains(err.Error(), "--target") {
+		t.Fatalf("tune cascade --target 2: %v", err)
+	}
 	plot := filepath.Join(dir, "sweep")
 	out, err = run(t, "bench", "cascade", "--dataset", "jsonl", "--path", aug, "--last", model, "--k", "2,5", "--plot", plot)
 	if err != nil || !strings.Contains(out, "% of last-stage P@1") {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/rank"
@@ -135,5 +136,28 @@ func TestSweepAndPlot(t *testing.T) {
 	}
 	if err := Plot(points, "test", filepath.Join(dir, "c.bmpx")); err == nil {
 		t.Fatal("unknown image format accepted")
+	}
+}
+
+func TestChoose(t *testing.T) {
+	ms := time.Millisecond
+	points := []Point{{K: 0, P1: 0.60, Latency: 100 * ms}, {K: 5, P1: 0.50, Latency: 10 * ms}, {K: 25, P1: 0.598, MAP: 0.7, Latency: 20 * ms}, {K: 50, P1: 0.598, MAP: 0.71, Latency: 30 * ms}}
+	for _, tc := range []struct {
+		budget time.Duration
+		target float64
+		want   int
+	}{
+		{15 * ms, 0, 5},
+		{35 * ms, 0, 50}, // same P@1 as k=25, better MAP
+		{0, 0.995, 25},
+		{0, 1, 0},
+	} {
+		got, err := Choose(points, tc.budget, tc.target)
+		if err != nil || got.K != tc.want {
+			t.Errorf("Choose(budget %s, target %v) = k %d, %v; want k %d", tc.budget, tc.target, got.K, err, tc.want)
+		}
+	}
+	if _, err := Choose(points, ms, 0); err == nil {
+		t.Error("an impossible budget was met")
 	}
 }

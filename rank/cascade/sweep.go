@@ -117,3 +117,32 @@ func save(p *plot.Plot, path string) error {
 	}
 	return f.CloseAtomicallyReplace()
 }
+
+// Choose picks the point of a sweep to deploy: with a latency budget (> 0),
+// the most accurate point (P@1, then MAP) whose latency fits it; otherwise
+// the fastest point keeping at least target (a fraction, e.g. 0.995) of the
+// last stage's own P@1, points[0].
+func Choose(points []Point, budget time.Duration, target float64) (Point, error) {
+	if len(points) == 0 {
+		return Point{}, fmt.Errorf("cascade: no points to choose from")
+	}
+	best, found := Point{}, false
+	for _, p := range points {
+		if budget > 0 {
+			if p.Latency <= budget && (!found || p.P1 > best.P1 || p.P1 == best.P1 && p.MAP > best.MAP) {
+				best, found = p, true
+			}
+			continue
+		}
+		if p.P1 >= target*points[0].P1 && (!found || p.Latency < best.Latency) {
+			best, found = p, true
+		}
+	}
+	if !found {
+		if budget > 0 {
+			return Point{}, fmt.Errorf("cascade: no k meets the latency budget of %s", budget)
+		}
+		return Point{}, fmt.Errorf("cascade: no k keeps %.1f%% of the last stage's P@1", 100*target)
+	}
+	return best, nil
+}
