@@ -228,9 +228,15 @@ timed (its speed does not depend on the weights).`,
 	return cmd
 }
 
-// twoStages builds the rankers of a two-stage cascade: each spec is a
-// model file or a rule-based ranker.
-func twoStages(first, last string) (rank.Ranker, rank.Ranker, error) {
+// twoStages checks the flags of a two-stage cascade sweep and builds its
+// rankers: each spec is a model file or a rule-based ranker.
+func twoStages(first, last, ks string) (fr, lr rank.Ranker, kList []int, err error) {
+	if last == "" {
+		return nil, nil, nil, fmt.Errorf("--last is required: a model file or rule-based ranker")
+	}
+	if kList, err = parseKs(ks); err != nil {
+		return nil, nil, nil, err
+	}
 	build := func(flag, spec string) (rank.Ranker, error) {
 		rf := rankerFlags{name: spec, opts: rank.DefaultOptions(), idf: "pool"}
 		if _, err := os.Stat(spec); err == nil {
@@ -242,15 +248,13 @@ func twoStages(first, last string) (rank.Ranker, rank.Ranker, error) {
 		}
 		return r, nil
 	}
-	fr, err := build("--first", first)
-	if err != nil {
-		return nil, nil, err
+	if fr, err = build("--first", first); err != nil {
+		return nil, nil, nil, err
 	}
-	lr, err := build("--last", last)
-	if err != nil {
-		return nil, nil, err
+	if lr, err = build("--last", last); err != nil {
+		return nil, nil, nil, err
 	}
-	return fr, lr, nil
+	return fr, lr, kList, nil
 }
 
 // parseKs reads --k.
@@ -286,14 +290,7 @@ PREFIX.svg). Large pools show the effect: see as2 data augment.`,
   as2 bench cascade --dataset jsonl --path wikiqa-test++.jsonl --first bm25 --last m.as2 --k 5,10,25,50,100 --plot cascade`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if last == "" {
-				return fmt.Errorf("--last is required: a model file or rule-based ranker")
-			}
-			kList, err := parseKs(ks)
-			if err != nil {
-				return err
-			}
-			fr, lr, err := twoStages(first, last)
+			fr, lr, kList, err := twoStages(first, last, ks)
 			if err != nil {
 				return err
 			}

@@ -99,38 +99,40 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 				specs = []string{"wo+rr=wo+rr"}
 			}
 			rankers := map[string]rank.Ranker{}
-			for _, spec := range chains {
-				name, chain, ok := strings.Cut(spec, "=")
-				if !ok || name == "" || chain == "" {
-					return fmt.Errorf("--cascade %q: want NAME=STAGE:K,STAGE:K,...", spec)
-				}
-				if _, dup := rankers[name]; dup {
-					return fmt.Errorf("--cascade %q: the name %s is given twice", spec, name)
-				}
-				rf := rankerFlags{cascade: chain, opts: opts, idf: "pool"}
-				r, err := rf.build(nil)
-				if err != nil {
-					return err
-				}
-				rankers[name] = r
-			}
-			for _, spec := range specs {
+			// add builds the ranker of one NAME=SPEC flag value.
+			add := func(flag, spec, want string, flags func(target string) rankerFlags) error {
 				name, target, ok := strings.Cut(spec, "=")
 				if !ok || name == "" || target == "" {
-					return fmt.Errorf("--ranker %q: want NAME=SPEC (a rule-based ranker or a model file)", spec)
+					return fmt.Errorf("%s %q: want %s", flag, spec, want)
 				}
 				if _, dup := rankers[name]; dup {
-					return fmt.Errorf("--ranker %q: the name %s is given twice", spec, name)
+					return fmt.Errorf("%s %q: the name %s is given twice", flag, spec, name)
 				}
-				rf := rankerFlags{name: target, opts: opts, idf: "pool"}
-				if _, err := os.Stat(target); err == nil {
-					rf.model = target
-				}
+				rf := flags(target)
 				r, err := rf.build(nil)
 				if err != nil {
-					return fmt.Errorf("--ranker %s: %w", spec, err)
+					return fmt.Errorf("%s %s: %w", flag, spec, err)
 				}
 				rankers[name] = r
+				return nil
+			}
+			for _, spec := range chains {
+				if err := add("--cascade", spec, "NAME=STAGE:K,STAGE:K,...", func(chain string) rankerFlags {
+					return rankerFlags{cascade: chain, opts: opts, idf: "pool"}
+				}); err != nil {
+					return err
+				}
+			}
+			for _, spec := range specs {
+				if err := add("--ranker", spec, "NAME=SPEC (a rule-based ranker or a model file)", func(target string) rankerFlags {
+					rf := rankerFlags{name: target, opts: opts, idf: "pool"}
+					if _, err := os.Stat(target); err == nil {
+						rf.model = target
+					}
+					return rf
+				}); err != nil {
+					return err
+				}
 			}
 			if limits.MaxBodyBytes < 1 || limits.MaxDocuments < 1 || limits.MaxTextBytes < 1 {
 				return fmt.Errorf("--max-body, --max-documents and --max-text must be positive")

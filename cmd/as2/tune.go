@@ -35,17 +35,10 @@ file.`,
 		Example: `  as2 tune cascade --dataset jsonl --path wikiqa-test++.jsonl --dev-path wikiqa-dev++.jsonl --first bm25 --last m.as2 --budget 20ms`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if last == "" {
-				return fmt.Errorf("--last is required: a model file or rule-based ranker")
-			}
 			if budget < 0 || target <= 0 || target > 1 {
 				return fmt.Errorf("--budget must be >= 0 and --target in (0, 1]")
 			}
-			kList, err := parseKs(ks)
-			if err != nil {
-				return err
-			}
-			fr, lr, err := twoStages(first, last)
+			fr, lr, kList, err := twoStages(first, last, ks)
 			if err != nil {
 				return err
 			}
