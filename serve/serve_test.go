@@ -159,7 +159,16 @@ func TestRoutes(t *testing.T) {
 // TestGracefulShutdown checks that in-flight requests finish while the
 // server shuts down, and that /readyz fails once it is closing.
 func TestGracefulShutdown(t *testing.T) {
-	s := testServer(t, DefaultLimits())
+	started := make(chan struct{}, 8)
+	slow := rank.Func(func(ctx context.Context, q *dataset.Question) ([]float64, error) {
+		started <- struct{}{}
+		time.Sleep(300 * time.Millisecond) // in flight when the shutdown begins
+		return make([]float64, len(q.Candidates)), nil
+	})
+	s, err := New(map[string]rank.Ranker{"slow": slow}, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	base, stop := startServer(t, s)
 	var wg sync.WaitGroup
 	codes := make([]int, 4)
@@ -170,7 +179,9 @@ func TestGracefulShutdown(t *testing.T) {
 			codes[i], _ = post(t, base+"/v1/rerank", `{"model": "slow", "query": "q", "documents": ["a", "b"]}`)
 		}()
 	}
-	time.Sleep(100 * time.Millisecond)
+	for range codes {
+		<-started // every request is being scored
+	}
 	rec := &recorder{header: http.Header{}}
 	s.Closing()
 	s.ServeHTTP(rec, mustRequest("GET", "/readyz"))
