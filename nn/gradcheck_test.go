@@ -121,10 +121,6 @@ func runGradChecks(t *testing.T, cases []gradCase) {
 	}
 }
 
-func constVec(tp *Tape[float64], xs ...float64) *Var[float64] {
-	return tp.Const(FromSlice(xs))
-}
-
 func TestGradBasicOps(t *testing.T) {
 	runGradChecks(t, []gradCase{
 		{name: "MatMul", inputs: [][]int{{3, 4}, {4, 5}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {

@@ -269,41 +269,41 @@ type RerankResponse struct {
 
 // score checks the texts and scores the candidates as one question, in the
 // given order, returning them best first.
-func (s *Server) score(r *http.Request, model, question string, cands []string, field string, topN *int) (rank.Ranker, []rank.Scored, string, error) {
+func (s *Server) score(r *http.Request, model, question string, cands []string, field string, topN *int) ([]rank.Scored, string, error) {
 	rk, name, err := s.ranker(model)
 	if err != nil {
-		return nil, nil, name, err
+		return nil, name, err
 	}
 	if err := s.checkText("query", question); err != nil {
-		return nil, nil, name, err
+		return nil, name, err
 	}
 	if len(question) == 0 || len(text.Tokenize(question)) == 0 {
-		return nil, nil, name, badRequest("the question is empty")
+		return nil, name, badRequest("the question is empty")
 	}
 	if len(cands) == 0 {
-		return nil, nil, name, badRequest("%s: empty; give at least one", field)
+		return nil, name, badRequest("%s: empty; give at least one", field)
 	}
 	if len(cands) > s.limits.MaxDocuments {
-		return nil, nil, name, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d given, the limit is %d", field, len(cands), s.limits.MaxDocuments)}
+		return nil, name, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d given, the limit is %d", field, len(cands), s.limits.MaxDocuments)}
 	}
 	if topN != nil && *topN < 1 {
-		return nil, nil, name, badRequest("top_n: %d; want at least 1", *topN)
+		return nil, name, badRequest("top_n: %d; want at least 1", *topN)
 	}
 	q := &dataset.Question{ID: "request", Text: question, Candidates: make([]dataset.Candidate, len(cands))}
 	for i, c := range cands {
 		if err := s.checkText(fmt.Sprintf("%s[%d]", field, i), c); err != nil {
-			return nil, nil, name, err
+			return nil, name, err
 		}
 		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: c, Position: i, Label: dataset.Unlabeled}
 	}
 	ranked, err := rank.Rank(r.Context(), rk, q)
 	if err != nil {
-		return nil, nil, name, err
+		return nil, name, err
 	}
 	if topN != nil && *topN < len(ranked) {
 		ranked = ranked[:*topN]
 	}
-	return rk, ranked, name, nil
+	return ranked, name, nil
 }
 
 func (s *Server) rerank(r *http.Request) (any, string, error) {
@@ -311,7 +311,7 @@ func (s *Server) rerank(r *http.Request) (any, string, error) {
 	if err := decode(r, &req); err != nil {
 		return nil, req.Model, err
 	}
-	_, ranked, name, err := s.score(r, req.Model, req.Query, req.Documents, "documents", req.TopN)
+	ranked, name, err := s.score(r, req.Model, req.Query, req.Documents, "documents", req.TopN)
 	if err != nil {
 		return nil, name, err
 	}
@@ -378,7 +378,7 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 			sents[i] = sp.Text
 		}
 	}
-	_, ranked, name, err := s.score(r, req.Model, req.Question, sents, "sentences", req.TopN)
+	ranked, name, err := s.score(r, req.Model, req.Question, sents, "sentences", req.TopN)
 	if err != nil {
 		return nil, name, err
 	}
