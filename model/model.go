@@ -24,6 +24,7 @@ import (
 
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/text"
 )
 
 // FormatVersion is the model-file format this build writes and the newest
@@ -49,6 +50,15 @@ type Config struct {
 	// Vocabulary lists the words of the embeddings tensor, if the model
 	// stores one, row by row.
 	Vocabulary []string `json:"vocabulary,omitempty"`
+}
+
+// CheckTokenizer reports whether the model was trained with this as2's
+// tokenizer.
+func (c Config) CheckTokenizer() error {
+	if c.Tokenizer != text.TokenizerID {
+		return fmt.Errorf("trained with tokenizer %q; this as2 has %q", c.Tokenizer, text.TokenizerID)
+	}
+	return nil
 }
 
 // Model is a trained ranker that can be saved.

@@ -198,6 +198,15 @@ func TestGradSoftmaxLosses(t *testing.T) {
 		{name: "SoftmaxRows", inputs: [][]int{{3, 5}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.Softmax(in[0])
 		})},
+		{name: "ClipSoftmaxKMax", inputs: [][]int{{3, 6}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+			return tp.ClipSoftmax(in[0], 3, 0)
+		})},
+		{name: "ClipSoftmaxThreshold", inputs: [][]int{{4, 6}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+			return tp.ClipSoftmax(tp.Scale(in[0], 2), 0, 0.1)
+		})},
+		{name: "ClipSoftmaxVecKMax", inputs: [][]int{{8}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+			return tp.ClipSoftmax(in[0], 4, 0)
+		})},
 		{name: "LogSoftmaxRows", inputs: [][]int{{3, 5}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.LogSoftmax(in[0])
 		})},

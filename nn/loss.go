@@ -1,8 +1,10 @@
 package nn
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // softmaxRow writes softmax(x) into y, subtracting the max for stability.
@@ -43,19 +45,99 @@ func (tp *Tape[T]) Softmax(x *Var[T]) *Var[T] {
 		softmaxRow(y.Value.Data[i*n:(i+1)*n], x.Value.Data[i*n:(i+1)*n])
 	}
 	if y.Grad != nil {
-		tp.record(func() {
-			// dx = y ⊙ (dy − ⟨dy, y⟩) row by row.
-			for i := 0; i < m; i++ {
-				yr, gr := y.Value.Data[i*n:(i+1)*n], y.Grad.Data[i*n:(i+1)*n]
-				d := dot(gr, yr)
-				xr := x.Grad.Data[i*n : (i+1)*n]
-				for j := range xr {
-					xr[j] += yr[j] * (gr[j] - d)
-				}
-			}
-		})
+		tp.record(func() { softmaxBackward(x.Grad.Data, y.Value.Data, y.Grad.Data, m, n) })
 	}
 	return y
+}
+
+// ClipSoftmax is softmax restricted to part of each row: the rest of the
+// row gets weight zero and the kept entries are renormalised. It implements
+// the dynamic-clip attention of Bian et al. (2017), used by Comp-Clip
+// (section 3.1 of the Comp-Clip paper):
+//
+//   - k > 0 (k-max attention) keeps each row's k largest entries;
+//   - threshold > 0 (k-threshold attention) keeps the entries whose full
+//     softmax weight is at least threshold (always the largest one, so a row
+//     never becomes empty).
+//
+// With neither, it is Softmax. It also serves the k-max pooling followed by
+// softmax of latent clustering (equation 5). Softmax over a subset, renormalised,
+// equals the full softmax masked and renormalised, and the backward pass is
+// Softmax's with the dropped entries' weights zero: the kept set is piecewise
+// constant in x.
+func (tp *Tape[T]) ClipSoftmax(x *Var[T], k int, threshold float64) *Var[T] {
+	if k <= 0 && threshold <= 0 {
+		return tp.Softmax(x)
+	}
+	m, n := x.Value.Dims()
+	y := tp.out(anyGrad(x), x.Value.Shape...)
+	keep := make([]bool, n)
+	order := make([]int, n)
+	for i := 0; i < m; i++ {
+		xr, yr := x.Value.Data[i*n:(i+1)*n], y.Value.Data[i*n:(i+1)*n]
+		clear(keep)
+		if k > 0 && k < n {
+			for j := range order {
+				order[j] = j
+			}
+			// Largest first; ties by position, so the choice is deterministic.
+			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(xr[b], xr[a]) })
+			for _, j := range order[:k] {
+				keep[j] = true
+			}
+		} else if k > 0 {
+			for j := range keep {
+				keep[j] = true
+			}
+		}
+		if threshold > 0 {
+			softmaxRow(yr, xr)
+			best := 0
+			for j, w := range yr {
+				if float64(w) >= threshold {
+					keep[j] = true
+				}
+				if w > yr[best] {
+					best = j
+				}
+			}
+			keep[best] = true
+		}
+		mx := T(math.Inf(-1))
+		for j, v := range xr {
+			if keep[j] {
+				mx = max(mx, v)
+			}
+		}
+		var s T
+		for j, v := range xr {
+			yr[j] = 0
+			if keep[j] {
+				yr[j] = exp(v - mx)
+				s += yr[j]
+			}
+		}
+		for j := range yr {
+			yr[j] /= s
+		}
+	}
+	if y.Grad != nil {
+		tp.record(func() { softmaxBackward(x.Grad.Data, y.Value.Data, y.Grad.Data, m, n) })
+	}
+	return y
+}
+
+// softmaxBackward adds to dx the gradient of y = softmax(x) row by row:
+// dx = y ⊙ (dy − ⟨dy, y⟩).
+func softmaxBackward[T Float](dx, y, dy []T, m, n int) {
+	for i := 0; i < m; i++ {
+		yr, gr := y[i*n:(i+1)*n], dy[i*n:(i+1)*n]
+		d := dot(gr, yr)
+		xr := dx[i*n : (i+1)*n]
+		for j := range xr {
+			xr[j] += yr[j] * (gr[j] - d)
+		}
+	}
 }
 
 // LogSoftmax returns x − logsumexp(x) for each row.

@@ -70,6 +70,27 @@ func TestGradAttention(t *testing.T) {
 			out, _ := tp.Attention(in[0], in[1], in[2], 0)
 			return out
 		})},
+		{name: "ClipAttentionKMax", inputs: [][]int{{4, 3}, {6, 3}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+			wk := NewLinear(ps, "key", 3, 3, true, rng)
+			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+				return tp.ClipAttention(in[0], in[1], wk.Forward(tp, in[1]), 2, 0)
+			}
+		}},
+		{name: "ClipAttentionThreshold", inputs: [][]int{{4, 3}, {6, 3}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+			wk := NewLinear(ps, "key", 3, 3, true, rng)
+			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+				return tp.ClipAttention(in[0], in[1], tp.Scale(wk.Forward(tp, in[1]), 3), 0, 0.15)
+			}
+		}},
+		{name: "ClipAttentionSoftmax", inputs: [][]int{{2, 3}, {5, 3}, {5, 3}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+			return tp.ClipAttention(in[0], in[1], in[2], 0, 0)
+		})},
+		{name: "LatentClusters", inputs: [][]int{{5, 3}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+			lc := NewLatentClusters(ps, "lc", 3, 4, 6, 3, rng)
+			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+				return lc.Forward(tp, tp.MeanPool(in[0]))
+			}
+		}},
 		{name: "SelfAttentionProjected", inputs: [][]int{{4, 3}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
 			wq, wk, wv := NewLinear(ps, "q", 3, 2, false, rng), NewLinear(ps, "k", 3, 2, false, rng), NewLinear(ps, "v", 3, 3, true, rng)
 			ln := NewLayerNorm(ps, "ln", 3)
@@ -176,4 +197,39 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 	for _, p := range ps64.All() {
 		close("grad "+p.Name, g32.Of(ps32.Get(p.Name)).Data, g64.Of(p).Data)
 	}
+}
+
+// TestGradCompareAggregate checks a small Comp-Clip with latent clustering
+// (Comp-Clip paper, equations 1-6) end to end: context representation,
+// clipped attention both ways, comparison, CNN aggregation with two widths,
+// and the cluster vectors added to the pooled filters.
+func TestGradCompareAggregate(t *testing.T) {
+	runGradChecks(t, []gradCase{{name: "CompClipLC", inputs: [][]int{{4, 3}, {5, 3}, {3, 3}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+		gate, update := NewLinear(ps, "gate", 3, 4, true, rng), NewLinear(ps, "update", 3, 4, true, rng)
+		keyQ, keyA := NewLinear(ps, "kq", 4, 4, true, rng), NewLinear(ps, "ka", 4, 4, true, rng)
+		convA := []*Conv1D[float64]{NewConv1D(ps, "ca1", 4, 2, 1, rng), NewConv1D(ps, "ca2", 4, 2, 2, rng)}
+		convQ := []*Conv1D[float64]{NewConv1D(ps, "cq1", 4, 2, 1, rng), NewConv1D(ps, "cq2", 4, 2, 2, rng)}
+		lc := NewLatentClusters(ps, "lc", 4, 4, 5, 3, rng)
+		toA, toQ := NewLinear(ps, "toa", 4, 4, false, rng), NewLinear(ps, "toq", 4, 4, false, rng)
+		out := NewLinear(ps, "out", 8, 1, true, rng)
+		ctx := func(tp *Tape[float64], x *Var[float64]) *Var[float64] {
+			return tp.Mul(tp.Sigmoid(gate.Forward(tp, x)), tp.Tanh(update.Forward(tp, x)))
+		}
+		agg := func(tp *Tape[float64], convs []*Conv1D[float64], c *Var[float64]) *Var[float64] {
+			return tp.Concat(tp.MaxPool(convs[0].Forward(tp, c)), tp.MaxPool(convs[1].Forward(tp, c)))
+		}
+		return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+			q := ctx(tp, in[0])
+			var pairs []*Var[float64]
+			for _, c := range in[1:] {
+				a := ctx(tp, c)
+				ra := agg(tp, convA, tp.Mul(a, tp.ClipAttention(a, q, keyQ.Forward(tp, q), 2, 0)))
+				ra = tp.ReLU(tp.Add(ra, toA.Forward(tp, lc.Forward(tp, tp.MeanPool(q)))))
+				rq := agg(tp, convQ, tp.Mul(q, tp.ClipAttention(q, a, keyA.Forward(tp, a), 0, 0.2)))
+				rq = tp.ReLU(tp.Add(rq, toQ.Forward(tp, lc.Forward(tp, tp.MeanPool(a)))))
+				pairs = append(pairs, tp.Concat(rq, ra))
+			}
+			return tp.KLDiv(tp.Reshape(out.Forward(tp, tp.Stack(pairs...)), 2), []float64{1, 0})
+		}
+	}}})
 }

@@ -258,3 +258,35 @@ func NewBiGRU[T Float](ps *Params[T], name string, in, hidden int, rng *rand.Ran
 func NewBiLSTM[T Float](ps *Params[T], name string, in, hidden int, rng *rand.Rand) *Bidirectional[T] {
 	return &Bidirectional[T]{NewLSTM(ps, name+".fwd", in, hidden, rng), NewLSTM(ps, name+".bwd", in, hidden, rng)}
 }
+
+// RecurrentKinds lists the layers NewRecurrent builds.
+var RecurrentKinds = []string{"rnn", "birnn", "lstm", "bilstm", "gru", "bigru"}
+
+// NewRecurrent builds the recurrent layer called kind (one of
+// RecurrentKinds) over in-dimensional steps. hidden 0 takes the Cosinet
+// paper's sizes (section 5.2): the input size, and half of it per direction
+// for the bidirectional layers, which keeps their output the input's size.
+func NewRecurrent[T Float](kind string, ps *Params[T], name string, in, hidden int, rng *rand.Rand) (SeqLayer[T], error) {
+	bi := len(kind) > 2 && kind[:2] == "bi"
+	if hidden == 0 {
+		hidden = in
+		if bi {
+			hidden = max(in/2, 1)
+		}
+	}
+	switch kind {
+	case "rnn":
+		return NewRNN(ps, name, in, hidden, rng), nil
+	case "birnn":
+		return NewBiRNN(ps, name, in, hidden, rng), nil
+	case "lstm":
+		return NewLSTM(ps, name, in, hidden, rng), nil
+	case "bilstm":
+		return NewBiLSTM(ps, name, in, hidden, rng), nil
+	case "gru":
+		return NewGRU(ps, name, in, hidden, rng), nil
+	case "bigru":
+		return NewBiGRU(ps, name, in, hidden, rng), nil
+	}
+	return nil, fmt.Errorf("recurrent layer %q: want one of %v", kind, RecurrentKinds)
+}

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 )
 
 // Var is a node of the computation: a value and, when a gradient flows to
@@ -177,3 +178,24 @@ func (a *arena[T]) alloc(n int) []T {
 }
 
 func (a *arena[T]) reset() { a.cur, a.off = 0, 0 }
+
+// TapePool lends inference tapes (no gradients, no dropout) to concurrent
+// scorers, so that each call reuses a tape's arena instead of allocating.
+type TapePool[T Float] struct{ pool sync.Pool }
+
+// Scores runs f on a pooled inference tape and returns the values of the
+// vector it computes as float64s.
+func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {
+	tp, _ := p.pool.Get().(*Tape[T])
+	if tp == nil {
+		tp = NewTape[T](nil, 0)
+		tp.SetTrain(false)
+	}
+	defer func() { tp.Reset(); p.pool.Put(tp) }()
+	y := f(tp)
+	out := make([]float64, y.Value.Len())
+	for i, v := range y.Value.Data {
+		out[i] = float64(v)
+	}
+	return out
+}

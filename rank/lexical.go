@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/text"
@@ -57,7 +56,7 @@ func (o Options) Terms(s string) []string {
 	toks := text.Tokenize(s)
 	out := toks[:0]
 	for _, t := range toks {
-		if !o.Punctuation && isPunct(t) {
+		if !o.Punctuation && text.IsPunctuation(t) {
 			continue
 		}
 		if o.Stopwords && text.IsStopword(t) {
@@ -66,15 +65,6 @@ func (o Options) Terms(s string) []string {
 		out = append(out, t)
 	}
 	return out
-}
-
-func isPunct(tok string) bool {
-	for _, r := range tok {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
 }
 
 func set(terms []string) map[string]bool {

@@ -30,6 +30,12 @@ var tokenAbbrevs = setOf(
 	"jan", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 )
 
+// TokenizerID names this tokenizer's behaviour. Model files record it, and
+// it changes whenever Tokenize would split or normalise some text
+// differently, because a model trained on one tokenization misreads
+// another.
+const TokenizerID = "as2-text-1"
+
 // Tokenize lowercases s and splits it into words, numbers and punctuation marks.
 //
 // It never returns empty tokens or tokens containing white space. Invalid
@@ -178,4 +184,15 @@ func setOf(words ...string) map[string]struct{} {
 		m[w] = struct{}{}
 	}
 	return m
+}
+
+// IsPunctuation reports whether tok has no letter and no digit: a
+// punctuation or symbol token, which word-overlap features leave out.
+func IsPunctuation(tok string) bool {
+	for _, r := range tok {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }

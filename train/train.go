@@ -51,6 +51,10 @@ type Options struct {
 	Progress func(Progress)
 	// EpochEnd, if set, is called after each epoch's dev evaluation.
 	EpochEnd func(EpochResult)
+	// KeepBest ends training with the parameters of the epoch with the
+	// best dev MAP (the first of equals), not the last: early stopping
+	// chosen on dev, as the Comp-Clip paper trains (section 4.3).
+	KeepBest bool
 }
 
 // Progress reports training after each optimiser step.
@@ -78,6 +82,7 @@ type Summary struct {
 	Skipped   int // left out: listwise questions whose candidates are all positive or all negative
 	Pairs     int // candidate pairs seen, over all epochs
 	Epochs    []EpochResult
+	Kept      int           // with KeepBest, the epoch whose parameters were kept
 	Wall      time.Duration // training time, dev evaluations excluded
 }
 
@@ -114,6 +119,9 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	if opts.Workers < 1 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.KeepBest && len(opts.Dev) == 0 {
+		return nil, errors.New("keeping the best epoch needs dev questions")
+	}
 	sum := &Summary{Params: m.Params().Count()}
 	var qs []*dataset.Question
 	for i := range train {
@@ -136,6 +144,8 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	start := time.Now()
 	var evalTime time.Duration
 	step := 0
+	var best [][]float32 // parameters of the best epoch so far, with KeepBest
+	bestMAP := math.Inf(-1)
 	for epoch := 1; epoch <= opts.Epochs; epoch++ {
 		epochStart := time.Now()
 		rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
@@ -192,10 +202,50 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 			res.Duration -= time.Since(t)
 		}
 		sum.Epochs = append(sum.Epochs, res)
+		if opts.KeepBest && res.DevMAP > bestMAP {
+			bestMAP, sum.Kept = res.DevMAP, epoch
+			best = snapshot(m.Params(), best)
+		}
 		if opts.EpochEnd != nil {
 			opts.EpochEnd(res)
 		}
 	}
+	if opts.KeepBest {
+		for i, p := range m.Params().All() {
+			copy(p.Value.Data, best[i])
+		}
+		m.ParamsChanged()
+	}
 	sum.Wall = time.Since(start) - evalTime
 	return sum, nil
+}
+
+// snapshot copies the parameter values into dst, reusing its memory.
+func snapshot(ps *nn.Params[float32], dst [][]float32) [][]float32 {
+	all := ps.All()
+	if dst == nil {
+		dst = make([][]float32, len(all))
+	}
+	for i, p := range all {
+		dst[i] = append(dst[i][:0], p.Value.Data...)
+	}
+	return dst
+}
+
+// Objective records on tp the loss of one question's candidate scores
+// [n]: listwise, the KL divergence between the softmax of the scores and
+// the normalised gold labels (Cosinet paper, section 4.2; Comp-Clip paper,
+// equation 7); pointwise, the mean binary cross-entropy of the scores as
+// logits (Comp-Clip paper, equation 8).
+func Objective(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question, listwise bool) *nn.Var[float32] {
+	labels := make([]float32, len(q.Candidates))
+	for i, c := range q.Candidates {
+		if c.Label == dataset.Positive {
+			labels[i] = 1
+		}
+	}
+	if listwise {
+		return tp.KLDiv(scores, labels)
+	}
+	return tp.BCEWithLogits(scores, labels)
 }

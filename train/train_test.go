@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,35 @@ func TestTrainHonoursCancellation(t *testing.T) {
 	cancel()
 	if _, err := Train(ctx, newLinear(), questions(4), Options{Epochs: 1, LR: 0.1}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestTrainKeepBest trains against a dev set that disagrees with training,
+// so that dev MAP is best after the first epoch (ties keep the first), and
+// checks that the first epoch's parameters are the ones kept.
+func TestTrainKeepBest(t *testing.T) {
+	dev := questions(8)
+	for i := range dev {
+		for j := range dev[i].Candidates {
+			c := &dev[i].Candidates[j]
+			c.Label = 1 - c.Label // the dev "answer" is always wrong
+		}
+	}
+	m := newLinear()
+	var first []float32
+	sum, err := Train(context.Background(), m, questions(40), Options{Epochs: 3, LR: 0.1, Batch: 4, Workers: 1, Dev: dev, KeepBest: true,
+		EpochEnd: func(r EpochResult) {
+			if r.Epoch == 1 {
+				first = append(first, m.w.Value.Data...)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Kept != 1 || !slices.Equal(m.w.Value.Data, first) {
+		t.Fatalf("kept epoch %d with weights %v; epoch 1 had %v", sum.Kept, m.w.Value.Data, first)
+	}
+	if _, err := Train(context.Background(), newLinear(), questions(4), Options{Epochs: 1, LR: 0.1, KeepBest: true}); err == nil {
+		t.Fatal("KeepBest without dev questions accepted")
 	}
 }

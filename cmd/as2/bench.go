@@ -83,7 +83,7 @@ func printBench(w io.Writer, format string, r benchResult) error {
 }
 
 func newBenchTrainCmd() *cobra.Command {
-	t := &trainCmd{hyper: cosinet.RecipeHyper()}
+	t := &trainCmd{}
 	var format string
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -100,17 +100,13 @@ and the candidate pairs processed per second.`,
 				t.data.name = "wikiqa"
 			}
 			t.quiet = true
-			_, sum, err := t.fit(cmd)
+			m, sum, err := t.fit(cmd)
 			if err != nil {
 				return err
 			}
-			obj := "pointwise"
-			if t.listwise {
-				obj = "listwise"
-			}
 			return printBench(cmd.OutOrStdout(), format, benchResult{
 				Benchmark: "train", Machine: machine(), Params: sum.Params,
-				Settings: fmt.Sprintf("cosinet %s rnn=%q, %s %s, %d epochs, batch %d, seed %d", obj, t.hyper.RNN, t.data.name, t.trainSplit, t.epochs, t.batch, t.seed),
+				Settings: fmt.Sprintf("%s, %s %s, %d epochs, batch %d, seed %d", t.describe(m), t.data.name, t.trainSplit, t.epochs, t.batch, t.seed),
 				Pairs:    sum.Pairs, Seconds: sum.Wall.Seconds(), PairsPerSec: float64(sum.Pairs) / sum.Wall.Seconds(),
 			})
 		},

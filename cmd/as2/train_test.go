@@ -57,6 +57,28 @@ func TestTrainEvalRank(t *testing.T) {
 			t.Fatalf("as2 %s: %v\n%s", strings.Join(full, " "), err, out)
 		}
 	}
+	// The compare-aggregate family through the same commands, then transfer:
+	// --init continues from the saved model.
+	ca := filepath.Join(dir, "ca.as2")
+	for _, args := range [][]string{
+		{"--model", "ca", "--listwise", "--rnn", "birnn", "--out", ca},
+		{"--model", "compclip", "--clusters", "4", "--cluster-k", "2", "--clip-k", "2", "--keep-best", "--out", ca},
+		{"--model", "compclip", "--attention-clip", "threshold", "--clip-threshold", "0.3", "--exact-match", "--out", ca},
+		{"--init", ca, "--epochs", "1", "--out", ca},
+	} {
+		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--train-split", "x", "--dev-split", "x", "--embeddings", emb,
+			"--hidden", "6", "--filters", "4", "--widths", "1,2", "--epochs", "2"}, args...)
+		if args[0] == "--init" {
+			full = append([]string{"train", "--dataset", "jsonl", "--path", data, "--train-split", "x", "--dev-split", "x"}, args...)
+		}
+		out, err := run(t, full...)
+		if err != nil || !strings.Contains(out, "trained ") || !strings.Contains(out, "saved "+ca) {
+			t.Fatalf("as2 %s: %v\n%s", strings.Join(full, " "), err, out)
+		}
+	}
+	if out, err := run(t, "eval", "--model", ca, "--dataset", "jsonl", "--path", data); err != nil || !strings.Contains(out, "compclip") && !strings.Contains(out, ca) {
+		t.Fatalf("eval compclip: %v\n%s", err, out)
+	}
 	out, err := run(t, "eval", "--model", model, "--dataset", "jsonl", "--path", data, "--format", "json")
 	if err != nil || !strings.Contains(out, `"questions":24`) || !strings.Contains(out, `"ranker":"`+model) {
 		t.Fatalf("eval: %v\n%s", err, out)
@@ -91,6 +113,14 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--model", "bert"), `--model "bert"`},
 		{append(base, "--embeddings", data), "--embeddings"},
 		{append(base, "--filters", "0"), "filters 0"},
+		{append(base, "--model", "ca", "--kernel", "3"), "--kernel does not apply to --model ca"},
+		{append(base, "--clusters", "8"), "--clusters does not apply to --model cosinet"},
+		{append(base, "--model", "compclip", "--clusters", "4", "--cluster-k", "5"), "cluster k 5"},
+		{append(base, "--model", "compclip", "--attention-clip", "top"), `clip "top"`},
+		{append(base, "--keep-best", "--dev-split", "none"), "--keep-best needs a dev split"},
+		{append(base, "--clip", "-2"), "--clip -2"},
+		{append(base, "--train-subset", "some"), "--train-subset"},
+		{append(base, "--init", data), "--init"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
@@ -177,5 +207,36 @@ func TestTrigger(t *testing.T) {
 	}
 	if _, err := run(t, "trigger", "--ranker", "wo"); err == nil || !strings.Contains(err.Error(), "--dataset is required") {
 		t.Fatalf("no dataset: %v", err)
+	}
+}
+
+// TestTrainInitMismatch: --init refuses another architecture, settings that
+// contradict the file, and word vectors other than the model's.
+func TestTrainInitMismatch(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	m := filepath.Join(dir, "cc.as2")
+	if out, err := run(t, "train", "--model", "compclip", "--dataset", "jsonl", "--path", data, "--embeddings", vectors,
+		"--hidden", "4", "--filters", "2", "--widths", "1", "--epochs", "1", "--dev-split", "none", "--out", m); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	other := filepath.Join(dir, "other.txt")
+	os.WriteFile(other, []byte("who 1 2 3 4\nwrote 4 3 2 1\n"), 0o644)
+	out := filepath.Join(dir, "tl.as2")
+	base := []string{"train", "--dataset", "jsonl", "--path", data, "--dev-split", "none", "--init", m, "--out", out}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(base, "--model", "ca"), "is a compclip model, not --model ca"},
+		{append(base, "--clusters", "8"), "--clusters: with --init"},
+		{append(base, "--embeddings", other), "a different vocabulary"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("as2 %s left a model file behind", strings.Join(tc.args, " "))
+		}
 	}
 }

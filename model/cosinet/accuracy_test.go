@@ -4,9 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/evaluation"
-	"github.com/as2/as2/metric"
+	"github.com/as2/as2/internal/benchdata"
 	"github.com/as2/as2/train"
 )
 
@@ -19,9 +17,8 @@ func TestWikiQAAccuracy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping a training run")
 	}
-	trainQs, vecs := loadWikiQA(t, "train")
-	testQs, _ := loadWikiQA(t, "test")
-	testQs = dataset.Filter(testQs, dataset.Answered)
+	trainQs, vecs := benchdata.WikiQA(t, "train")
+	testQs, _ := benchdata.WikiQA(t, "test")
 	m, err := New(RecipeHyper(), vecs, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -32,12 +29,8 @@ func TestWikiQAAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := evaluation.Evaluate(context.Background(), m, testQs, evaluation.Options{Measures: []metric.Measure{metric.MustParseMeasure("map"), metric.MustParseMeasure("mrr")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotMAP, gotMRR := rep.Result.Mean["map"], rep.Result.Mean["mrr"]
-	t.Logf("WikiQA test (answered, %d questions): MAP %.4f MRR %.4f; %d parameters, trained in %.1fs", rep.Questions, gotMAP, gotMRR, sum.Params, sum.Wall.Seconds())
+	gotMAP, gotMRR, n := benchdata.AnsweredMAPMRR(t, m, testQs)
+	t.Logf("WikiQA test (answered, %d questions): MAP %.4f MRR %.4f; %d parameters, trained in %.1fs", n, gotMAP, gotMRR, sum.Params, sum.Wall.Seconds())
 	// Measured on 2026-11-22 (2-core Xeon, pure Go): MAP 0.7138, MRR 0.7267
 	// (scripts/cosinet-table.sh, seed 1). Floors sit just under, to absorb float32
 	// summation-order differences between CPUs (AVX2 kernels or gonum's).

@@ -2,33 +2,17 @@ package cosinet
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/dataset/wikiqa"
-	"github.com/as2/as2/embed"
-	"github.com/as2/as2/internal/shareddata"
+	"github.com/as2/as2/internal/benchdata"
 	"github.com/as2/as2/train"
 )
-
-func loadWikiQA(b testing.TB, split string) ([]dataset.Question, *embed.Vectors) {
-	data := shareddata.Dir(b)
-	qs, err := wikiqa.Load(filepath.Join(data, "wikiqa"), split)
-	if err != nil {
-		b.Fatal(err)
-	}
-	vecs, err := embed.Load(filepath.Join(data, "embeddings", "glove.6B.100d.wink.as2-vocab.txt.gz"), "auto")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return qs, vecs
-}
 
 // BenchmarkTrainEpoch trains one listwise epoch of Cosinet+BiRNN on the first
 // 200 answered WikiQA train questions; it reports pairs/s.
 func BenchmarkTrainEpoch(b *testing.B) {
-	qs, vecs := loadWikiQA(b, "train")
+	qs, vecs := benchdata.WikiQA(b, "train")
 	qs = dataset.Filter(qs, dataset.Filtered)[:200]
 	pairs := 0
 	for _, q := range qs {
@@ -46,7 +30,7 @@ func BenchmarkTrainEpoch(b *testing.B) {
 
 // BenchmarkScore scores the WikiQA test questions; it reports pairs/s.
 func BenchmarkScore(b *testing.B) {
-	qs, vecs := loadWikiQA(b, "test")
+	qs, vecs := benchdata.WikiQA(b, "test")
 	m, _ := New(RecipeHyper(), vecs, 1)
 	pairs := 0
 	b.ResetTimer()

@@ -2,14 +2,11 @@ package cosinet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"unicode"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
@@ -17,13 +14,11 @@ import (
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/text"
+	"github.com/as2/as2/train"
 )
 
 // Architecture is the name under which Cosinet models are registered.
 const Architecture = "cosinet"
-
-// TokenizerID names the tokenizer the model was trained with.
-const TokenizerID = "as2-text-1"
 
 func init() { model.Register(Architecture, decode) }
 
@@ -40,7 +35,7 @@ type Hyper struct {
 }
 
 // RNNKinds lists the accepted values of Hyper.RNN.
-var RNNKinds = []string{"", "rnn", "birnn", "lstm", "bilstm", "gru", "bigru"}
+var RNNKinds = append([]string{""}, nn.RecurrentKinds...)
 
 func (h Hyper) validate() error {
 	if h.Filters < 1 || h.Filters > 4096 {
@@ -89,9 +84,9 @@ type Model struct {
 	convQ, convC side
 	rnn          nn.SeqLayer[float32]
 	out          *nn.Linear[float32]
-	training     json.RawMessage
+	model.TrainingRecord
 
-	tapes sync.Pool
+	tapes nn.TapePool[float32]
 	// Inference caches of word projections, one per side, dropped when the
 	// parameters change.
 	cacheQ, cacheC atomic.Pointer[nn.ProjectionCache[float32]]
@@ -137,30 +132,11 @@ func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
 		in += pairFeatures
 	}
 	if h.RNN != "" {
-		hidden := h.RNNHidden
-		bi := strings.HasPrefix(h.RNN, "bi")
-		if hidden == 0 {
-			// Section 5.2: the input size for RNN/LSTM; half of it per
-			// direction for the bidirectional ones.
-			hidden = in
-			if bi {
-				hidden = in / 2
-			}
+		rnn, err := nn.NewRecurrent(h.RNN, m.ps, "rnn", in, h.RNNHidden, rng)
+		if err != nil {
+			return nil, err
 		}
-		switch h.RNN {
-		case "rnn":
-			m.rnn = nn.NewRNN(m.ps, "rnn", in, hidden, rng)
-		case "birnn":
-			m.rnn = nn.NewBiRNN(m.ps, "rnn", in, hidden, rng)
-		case "lstm":
-			m.rnn = nn.NewLSTM(m.ps, "rnn", in, hidden, rng)
-		case "bilstm":
-			m.rnn = nn.NewBiLSTM(m.ps, "rnn", in, hidden, rng)
-		case "gru":
-			m.rnn = nn.NewGRU(m.ps, "rnn", in, hidden, rng)
-		case "bigru":
-			m.rnn = nn.NewBiGRU(m.ps, "rnn", in, hidden, rng)
-		}
+		m.rnn = rnn
 		in = m.rnn.OutDim()
 	}
 	m.out = nn.NewLinear(m.ps, "out", in, 1, true, rng)
@@ -195,17 +171,6 @@ func (m *Model) ParamsChanged() {
 	m.cacheC.Store(nil)
 }
 
-// SetTraining records a description of how the model was trained, saved in
-// the model file.
-func (m *Model) SetTraining(v any) error {
-	js, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	m.training = js
-	return nil
-}
-
 // sentence is one tokenized sentence: vocabulary ids (-1 without a
 // vector), unit vectors for cosines, and which tokens count for exact match.
 type sentence struct {
@@ -229,12 +194,7 @@ func (m *Model) sentence(s string) sentence {
 			out.ids[i] = id
 			out.units[i] = m.unit.Vector(id)
 		}
-		for _, r := range t {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				out.word[i] = true
-				break
-			}
-		}
+		out.word[i] = !text.IsPunctuation(t)
 	}
 	return out
 }
@@ -390,107 +350,22 @@ func (m *Model) Score(ctx context.Context, q *dataset.Question) ([]float64, erro
 	if len(q.Candidates) == 0 {
 		return nil, nil
 	}
-	tp, _ := m.tapes.Get().(*nn.Tape[float32])
-	if tp == nil {
-		tp = nn.NewTape[float32](nil, 0)
-		tp.SetTrain(false)
-	}
-	defer func() { tp.Reset(); m.tapes.Put(tp) }()
-	s := m.forward(tp, q, true)
-	out := make([]float64, len(q.Candidates))
-	for i, v := range s.Value.Data {
-		out[i] = float64(v)
-	}
-	return out, nil
+	return m.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.forward(tp, q, true) }), nil
 }
 
 // Loss implements train.Model.
 func (m *Model) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
-	scores := m.forward(tp, q, true)
-	labels := make([]float32, len(q.Candidates))
-	for i, c := range q.Candidates {
-		if c.Label == dataset.Positive {
-			labels[i] = 1
-		}
-	}
-	if listwise {
-		return tp.KLDiv(scores, labels), nil
-	}
-	return tp.BCEWithLogits(scores, labels), nil
+	return train.Objective(tp, m.forward(tp, q, true), q, listwise), nil
 }
 
 // Config implements model.Model.
 func (m *Model) Config() model.Config {
-	h, _ := json.Marshal(m.hyper)
-	return model.Config{
-		Architecture: Architecture,
-		Tokenizer:    TokenizerID,
-		Embeddings:   m.vecs.Identity(),
-		Params:       m.ps.Count(),
-		Hyper:        h,
-		Training:     m.training,
-		Vocabulary:   m.vecs.Words,
-	}
+	return model.NeuralConfig(Architecture, m.hyper, m.vecs, m.ps, m.TrainingRecord)
 }
 
 // Tensors implements model.Model: the parameters, then the embeddings.
-func (m *Model) Tensors() []safetensors.Tensor {
-	var out []safetensors.Tensor
-	for _, p := range m.ps.All() {
-		out = append(out, safetensors.Tensor{Name: p.Name, Shape: p.Shape(), Data: p.Float32s()})
-	}
-	return append(out, safetensors.Tensor{Name: "embeddings", Shape: []int{m.vecs.Len(), m.vecs.Dim}, Data: m.vecs.Data})
-}
+func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.vecs) }
 
 func decode(cfg model.Config, tensors []safetensors.Tensor) (model.Model, error) {
-	if cfg.Tokenizer != TokenizerID {
-		return nil, fmt.Errorf("trained with tokenizer %q; this as2 has %q", cfg.Tokenizer, TokenizerID)
-	}
-	var h Hyper
-	if err := json.Unmarshal(cfg.Hyper, &h); err != nil {
-		return nil, fmt.Errorf("hyperparameters: %w", err)
-	}
-	if len(cfg.Vocabulary) == 0 {
-		return nil, fmt.Errorf("the file has no vocabulary")
-	}
-	var dim int
-	for _, t := range tensors {
-		if t.Name == "embeddings" && len(t.Shape) == 2 {
-			dim = t.Shape[1]
-		}
-	}
-	if dim == 0 {
-		return nil, fmt.Errorf("the file has no embeddings tensor")
-	}
-	data, err := model.Tensor(tensors, "embeddings", len(cfg.Vocabulary), dim)
-	if err != nil {
-		return nil, err
-	}
-	vecs := embed.New(dim)
-	for i, w := range cfg.Vocabulary {
-		if err := vecs.Add(w, data[i*dim:(i+1)*dim]); err != nil {
-			return nil, fmt.Errorf("embeddings: %w", err)
-		}
-	}
-	if id := vecs.Identity(); id != cfg.Embeddings {
-		return nil, fmt.Errorf("embeddings are %s, the configuration says %s: the file is corrupt", id, cfg.Embeddings)
-	}
-	m, err := New(h, vecs, 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range m.ps.All() {
-		d, err := model.Tensor(tensors, p.Name, p.Shape()...)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.SetFloat32s(d); err != nil {
-			return nil, err
-		}
-	}
-	if err := m.ps.CheckFinite(); err != nil {
-		return nil, fmt.Errorf("weights: %w", err)
-	}
-	m.training = cfg.Training
-	return m, nil
+	return model.DecodeNeural(cfg, tensors, func(h Hyper, vecs *embed.Vectors) (*Model, error) { return New(h, vecs, 0) })
 }

@@ -13,35 +13,12 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
+	"github.com/as2/as2/internal/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
 )
-
-func tinyVectors(t testing.TB) *embed.Vectors {
-	v := embed.New(4)
-	rng := nn.NewRNG(1)
-	for _, w := range []string{"who", "wrote", "hamlet", "shakespeare", "play", "is", "a", "tragedy", "denmark", "."} {
-		vec := make([]float32, 4)
-		for i := range vec {
-			vec[i] = float32(rng.NormFloat64())
-		}
-		if err := v.Add(w, vec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return v
-}
-
-func tinyQuestion() *dataset.Question {
-	return &dataset.Question{ID: "q", Text: "Who wrote Hamlet?", Candidates: []dataset.Candidate{
-		{ID: "0", Text: "Hamlet is a tragedy.", Position: 0, Label: 0},
-		{ID: "1", Text: "Shakespeare wrote it in 1600.", Position: 1, Label: 1},
-		{ID: "2", Text: "", Position: 2, Label: 0},        // no tokens at all
-		{ID: "3", Text: "Denmark", Position: 3, Label: 0}, // shorter than the kernel
-	}}
-}
 
 func tinyHyper(rnn string) Hyper {
 	return Hyper{Filters: 6, Kernel: 3, Relatedness: true, ExactMatch: true, PairFeatures: true, RNN: rnn}
@@ -49,11 +26,11 @@ func tinyHyper(rnn string) Hyper {
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, rnn := range RNNKinds {
-		m, err := New(tinyHyper(rnn), tinyVectors(t), 3)
+		m, err := New(tinyHyper(rnn), tinydata.Vectors(t), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := tinyQuestion()
+		q := tinydata.Question()
 		want, err := m.Score(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
@@ -79,8 +56,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // TestTrainingAndInferencePathsAgree checks that the cached inference path
 // scores exactly what the training forward pass computes.
 func TestTrainingAndInferencePathsAgree(t *testing.T) {
-	m, _ := New(tinyHyper("birnn"), tinyVectors(t), 3)
-	q := tinyQuestion()
+	m, _ := New(tinyHyper("birnn"), tinydata.Vectors(t), 3)
+	q := tinydata.Question()
 	tp := nn.NewTape[float32](nil, 0)
 	tp.SetTrain(false)
 	train := m.forward(tp, q, false)
@@ -95,8 +72,8 @@ func TestTrainingAndInferencePathsAgree(t *testing.T) {
 }
 
 func TestTrainTiny(t *testing.T) {
-	m, _ := New(tinyHyper("birnn"), tinyVectors(t), 3)
-	qs := []dataset.Question{*tinyQuestion()}
+	m, _ := New(tinyHyper("birnn"), tinydata.Vectors(t), 3)
+	qs := []dataset.Question{*tinydata.Question()}
 	before, _ := m.Score(context.Background(), &qs[0])
 	if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 30, LR: 0.01, Listwise: true}); err != nil {
 		t.Fatal(err)
@@ -112,7 +89,7 @@ func TestBadHyper(t *testing.T) {
 		{Filters: 0, Kernel: 5}, {Filters: 10, Kernel: 0}, {Filters: 10, Kernel: 5, RNN: "transformer"},
 		{Filters: 10, Kernel: 5, Dropout: 1}, {Filters: 10, Kernel: 5, RNNHidden: -1},
 	} {
-		if _, err := New(h, tinyVectors(t), 1); err == nil {
+		if _, err := New(h, tinydata.Vectors(t), 1); err == nil {
 			t.Errorf("hyperparameters %+v accepted", h)
 		}
 	}
@@ -124,7 +101,7 @@ func TestBadHyper(t *testing.T) {
 // TestBadModelFiles checks that damaged or incompatible files give clear
 // errors.
 func TestBadModelFiles(t *testing.T) {
-	m, _ := New(tinyHyper("rnn"), tinyVectors(t), 3)
+	m, _ := New(tinyHyper("rnn"), tinydata.Vectors(t), 3)
 	var good bytes.Buffer
 	model.Write(&good, m)
 	tensors, meta, err := safetensors.Read(bytes.NewReader(good.Bytes()))

@@ -1,0 +1,158 @@
+package compagg
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/embed"
+	"github.com/as2/as2/internal/tinydata"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/train"
+)
+
+// tinyHypers covers every option: both variants, both comparisons, every
+// clipping, latent clustering, exact match and an RNN over the candidates.
+func tinyHypers() map[string]Hyper {
+	base := func(variant string) Hyper {
+		return Hyper{Variant: variant, Hidden: 5, Filters: 3, Widths: []int{1, 2, 3}, Compare: Mult, Clip: ClipNone}
+	}
+	hs := map[string]Hyper{}
+	h := base(CA)
+	h.Compare = SubMultNN
+	hs["ca"] = h
+	h = base(CA)
+	h.RNN, h.Dropout = "birnn", 0.3
+	hs["ca+birnn"] = h
+	h = base(CompClip)
+	h.Clip, h.ClipK = ClipKMax, 2
+	hs["compclip kmax"] = h
+	h = base(CompClip)
+	h.Clip, h.ClipThreshold, h.ExactMatch = ClipThresh, 0.2, true
+	hs["compclip threshold+em"] = h
+	h = base(CompClip)
+	h.Clip, h.ClipK, h.Clusters, h.ClusterK = ClipKMax, 2, 4, 2
+	hs["compclip+lc"] = h
+	h = base(CA)
+	h.Clusters, h.ClusterK, h.RNN = 3, 3, "lstm"
+	hs["ca+lc+lstm"] = h
+	return hs
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	for name, h := range tinyHypers() {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(h, tinydata.Vectors(t), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := tinydata.Question()
+			want, err := m.Score(context.Background(), q)
+			if err != nil || len(want) != 4 {
+				t.Fatal(want, err)
+			}
+			var buf bytes.Buffer
+			if err := model.Write(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			back, err := model.Read(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := back.Score(context.Background(), q); !reflect.DeepEqual(got, want) {
+				t.Fatalf("scores %v after loading, %v before", got, want)
+			}
+			if cfg := back.Config(); cfg.Architecture != h.Variant || cfg.Params != m.Params().Count() {
+				t.Fatalf("config %+v", cfg)
+			}
+		})
+	}
+}
+
+// TestTrainTiny checks that every variant learns to put the answer first,
+// pointwise and listwise.
+func TestTrainTiny(t *testing.T) {
+	for name, h := range tinyHypers() {
+		for _, listwise := range []bool{false, true} {
+			m, _ := New(h, tinydata.Vectors(t), 3)
+			qs := []dataset.Question{*tinydata.Question()}
+			if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 40, LR: 0.02, Listwise: listwise}); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := m.Score(context.Background(), &qs[0])
+			if s[1] <= s[0] || s[1] <= s[2] || s[1] <= s[3] {
+				t.Errorf("%s (listwise %v): the answer is not ranked first after training: %v", name, listwise, s)
+			}
+		}
+	}
+}
+
+// TestClippingChangesScores guards against a clip setting that is silently
+// ignored: k-max with k = 1 must score differently from plain softmax.
+func TestClippingChangesScores(t *testing.T) {
+	h := tinyHypers()["compclip kmax"]
+	a, _ := New(h, tinydata.Vectors(t), 3)
+	h.ClipK = 1
+	b, _ := New(h, tinydata.Vectors(t), 3)
+	sa, _ := a.Score(context.Background(), tinydata.Question())
+	sb, _ := b.Score(context.Background(), tinydata.Question())
+	if reflect.DeepEqual(sa, sb) {
+		t.Fatalf("k = 1 and k = 2 score the same: %v", sa)
+	}
+}
+
+func TestBadHyper(t *testing.T) {
+	ok := tinyHypers()["compclip kmax"]
+	for name, edit := range map[string]func(h *Hyper){
+		"variant":      func(h *Hyper) { h.Variant = "bert" },
+		"hidden":       func(h *Hyper) { h.Hidden = 0 },
+		"filters":      func(h *Hyper) { h.Filters = 0 },
+		"no widths":    func(h *Hyper) { h.Widths = nil },
+		"width":        func(h *Hyper) { h.Widths = []int{0} },
+		"compare":      func(h *Hyper) { h.Compare = "cosine" },
+		"clip":         func(h *Hyper) { h.Clip = "top" },
+		"clip k":       func(h *Hyper) { h.ClipK = 0 },
+		"threshold":    func(h *Hyper) { h.Clip, h.ClipThreshold = ClipThresh, 1 },
+		"clusters":     func(h *Hyper) { h.Clusters = -1 },
+		"cluster k":    func(h *Hyper) { h.Clusters, h.ClusterK = 4, 5 },
+		"rnn":          func(h *Hyper) { h.RNN = "transformer" },
+		"dropout":      func(h *Hyper) { h.Dropout = 1 },
+		"encoder elmo": func(h *Hyper) { h.Encoder = "elmo" },
+	} {
+		h := ok
+		h.Widths = append([]int(nil), ok.Widths...)
+		edit(&h)
+		if _, err := New(h, tinydata.Vectors(t), 1); err == nil {
+			t.Errorf("%s: hyperparameters %+v accepted", name, h)
+		}
+	}
+	if _, err := New(ok, embed.New(4), 1); err == nil {
+		t.Error("empty embeddings accepted")
+	}
+}
+
+// TestArchitectureMismatch: a file whose hyperparameters name another
+// variant than its architecture is refused.
+func TestArchitectureMismatch(t *testing.T) {
+	m, _ := New(tinyHypers()["ca"], tinydata.Vectors(t), 3)
+	var good bytes.Buffer
+	model.Write(&good, m)
+	tensors, meta, err := safetensors.Read(bytes.NewReader(good.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	json.Unmarshal([]byte(meta[model.MetadataKey]), &cfg)
+	cfg["architecture"] = CompClip
+	js, _ := json.Marshal(cfg)
+	var b bytes.Buffer
+	safetensors.Write(&b, tensors, map[string]string{model.MetadataKey: string(js)})
+	if _, err := model.Read(&b); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Fatalf("error %v", err)
+	}
+}
