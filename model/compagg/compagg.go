@@ -74,9 +74,9 @@ func PaperHyper(variant string) Hyper {
 
 // RecipeHyper is as2's default for the variant, chosen on the WikiQA dev
 // set (never on test; see the README's ablations): the paper's, plus the
-// exact-match feature (GloVe has no vectors for numbers and many names,
-// which then still match themselves), and dropout 0.3 on the word vectors
-// in place of dropout at the scorer.
+// exact-match feature (the GloVe vectors as2 uses have none for numbers or
+// single letters, which then still match themselves), and dropout 0.3 on
+// the word vectors in place of dropout at the scorer.
 func RecipeHyper(variant string) Hyper {
 	h := PaperHyper(variant)
 	h.ExactMatch, h.WordDropout, h.Dropout = true, 0.3, 0
