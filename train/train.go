@@ -210,7 +210,7 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 			opts.EpochEnd(res)
 		}
 	}
-	if opts.KeepBest {
+	if opts.KeepBest && best != nil {
 		for i, p := range m.Params().All() {
 			copy(p.Value.Data, best[i])
 		}
