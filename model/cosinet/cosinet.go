@@ -355,7 +355,7 @@ func (m *Model) Score(ctx context.Context, q *dataset.Question) ([]float64, erro
 
 // Loss implements train.Model.
 func (m *Model) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
-	return train.Objective(tp, m.forward(tp, q, true), q, listwise), nil
+	return train.Objective(tp, m.forward(tp, q, false), q, listwise), nil
 }
 
 // Config implements model.Model.
