@@ -3,14 +3,19 @@ package embed
 import (
 	"math"
 
+	"github.com/as2/as2/internal/f32"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// dot is the inner product of a and b (len(b) >= len(a)). gonum's SSE
-// assembly does a 100-d product in about 25 ns, against 40 to 60 ns for the
-// best unrolled Go loop; the concrete Implementation, not blas32, so that a
-// cgo BLAS installed with blas32.Use is not called for tiny vectors.
+// dot is the inner product of a and b (len(b) >= len(a)): our 8-wide AVX
+// kernel where the CPU has it, else gonum's SSE assembly (about 25 ns for
+// 100 dimensions, against 40 to 60 ns for the best unrolled Go loop; the
+// concrete Implementation, not blas32, so that a cgo BLAS installed with
+// blas32.Use is not called for tiny vectors).
 func dot(a, b []float32) float32 {
+	if s, ok := f32.Dot(a, b); ok {
+		return s
+	}
 	return gonum.Implementation{}.Sdot(len(a), a, 1, b, 1)
 }
 

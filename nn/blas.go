@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"github.com/as2/as2/internal/f32"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -8,8 +9,9 @@ import (
 
 // This file is the engine's only door to BLAS. Matrix products go through
 // gemm, which calls sgemm/dgemm from the selected backend (blas_gonum.go by
-// default, blas_openblas.go with -tags openblas). Level-1 helpers always use
-// gonum, whose amd64 assembly is as fast as a cgo call for short vectors.
+// default, blas_openblas.go with -tags openblas). Level-1 helpers use our
+// 8-wide AVX kernels for float32 (internal/f32) where the CPU has them and
+// gonum's 4-wide assembly otherwise: either beats a cgo call on short vectors.
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices, where
 // op(A) is m×k and op(B) is k×n.
@@ -20,6 +22,10 @@ func gemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 	if k == 0 {
 		for i := 0; i < m; i++ {
 			row := c[i*ldc : i*ldc+n]
+			if beta == 0 { // C may hold garbage (NaN·0 is NaN)
+				clear(row)
+				continue
+			}
 			for j := range row {
 				row[j] *= beta
 			}
@@ -46,6 +52,9 @@ func axpy[T Float](alpha T, x, y []T) {
 		return
 	}
 	if is32[T]() {
+		if f32.Axpy(float32(alpha), asF32(x), asF32(y)) {
+			return
+		}
 		blas32.Implementation().Saxpy(len(x), float32(alpha), asF32(x), 1, asF32(y), 1)
 	} else {
 		blas64.Implementation().Daxpy(len(x), float64(alpha), asF64(x), 1, asF64(y), 1)
@@ -64,9 +73,31 @@ func dot[T Float](x, y []T) T {
 }
 
 // addTo: y += x.
-func addTo[T Float](y, x []T) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += v
+func addTo[T Float](y, x []T) { add(y[:len(x)], y, x) }
+
+// add: dst = a + b (a and b at least as long as dst).
+func add[T Float](dst, a, b []T) {
+	if is32[T]() {
+		f32.Add(asF32(dst), asF32(a), asF32(b))
+		return
+	}
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+// maxInto: dst = max(dst, src) element-wise, keeping dst where either is
+// NaN.
+func maxInto[T Float](dst, src []T) {
+	if is32[T]() {
+		f32.Max(asF32(dst), asF32(src))
+		return
+	}
+	src = src[:len(dst)]
+	for i, v := range src {
+		if v > dst[i] {
+			dst[i] = v
+		}
 	}
 }

@@ -3,7 +3,7 @@
 package nn
 
 import (
-	"github.com/as2/as2/nn/internal/f32"
+	"github.com/as2/as2/internal/f32"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 )

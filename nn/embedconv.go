@@ -162,14 +162,23 @@ func (tp *Tape[T]) ConvWords(p *WordProjection[T], ids []int, pad int) *Var[T] {
 			slot[i] = s
 		}
 	}
-	y := tp.out(anyGrad(p.w), tout, f)
+	y := tp.outDirty(anyGrad(p.w), tout, f)
 	out := y.Value.Data
 	for t := 0; t < tout; t++ {
 		yt := out[t*f : (t+1)*f]
+		first := true // the first word's row is copied, not added to zeros
 		for o := max(0, pad-t); o < min(k, steps+pad-t); o++ {
 			if s := slot[t+o-pad]; s >= 0 {
-				axpy(1, p.rows[s][o*f:(o+1)*f], yt)
+				if first {
+					copy(yt, p.rows[s][o*f:(o+1)*f])
+					first = false
+				} else {
+					axpy(1, p.rows[s][o*f:(o+1)*f], yt)
+				}
 			}
+		}
+		if first {
+			clear(yt)
 		}
 	}
 	if y.Grad == nil {

@@ -143,10 +143,8 @@ func (tp *Tape[T]) AddBias(x, b *Var[T]) *Var[T] {
 // Add returns a+b (same shapes).
 func (tp *Tape[T]) Add(a, b *Var[T]) *Var[T] {
 	mustSameShape("Add", a, b)
-	y := tp.out(anyGrad(a, b), a.Value.Shape...)
-	for i, v := range a.Value.Data {
-		y.Value.Data[i] = v + b.Value.Data[i]
-	}
+	y := tp.outDirty(anyGrad(a, b), a.Value.Shape...)
+	add(y.Value.Data, a.Value.Data, b.Value.Data)
 	if y.Grad != nil {
 		tp.record(func() {
 			if a.Grad != nil {
@@ -163,7 +161,7 @@ func (tp *Tape[T]) Add(a, b *Var[T]) *Var[T] {
 // Sub returns a−b (same shapes).
 func (tp *Tape[T]) Sub(a, b *Var[T]) *Var[T] {
 	mustSameShape("Sub", a, b)
-	y := tp.out(anyGrad(a, b), a.Value.Shape...)
+	y := tp.outDirty(anyGrad(a, b), a.Value.Shape...)
 	for i, v := range a.Value.Data {
 		y.Value.Data[i] = v - b.Value.Data[i]
 	}
@@ -183,7 +181,7 @@ func (tp *Tape[T]) Sub(a, b *Var[T]) *Var[T] {
 // Mul returns the element-wise product a⊙b (same shapes).
 func (tp *Tape[T]) Mul(a, b *Var[T]) *Var[T] {
 	mustSameShape("Mul", a, b)
-	y := tp.out(anyGrad(a, b), a.Value.Shape...)
+	y := tp.outDirty(anyGrad(a, b), a.Value.Shape...)
 	for i, v := range a.Value.Data {
 		y.Value.Data[i] = v * b.Value.Data[i]
 	}

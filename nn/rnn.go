@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 )
 
 // Recurrent layers. Each sequence layer projects all inputs at once (one
@@ -238,8 +239,22 @@ func (b *Bidirectional[T]) OutDim() int { return b.Fwd.OutDim() + b.Bwd.OutDim()
 
 // Forward maps xs [T, In] to [T, OutDim()].
 func (b *Bidirectional[T]) Forward(tp *Tape[T], xs *Var[T]) *Var[T] {
+	backward := func(tp *Tape[T]) *Var[T] { return tp.ReverseRows(b.Bwd.Forward(tp, tp.ReverseRows(xs))) }
+	if tp.train || tp.grads != nil || xs.NeedsGrad() || runtime.GOMAXPROCS(0) == 1 {
+		return tp.Concat(b.Fwd.Forward(tp, xs), backward(tp))
+	}
+	// Inference: the directions are independent, so the backward one runs
+	// beside on a tape of its own (a scan is sequential within itself).
+	var r *Var[T]
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		side := NewTape[T](nil, 0)
+		side.SetTrain(false)
+		r = backward(side)
+	}()
 	f := b.Fwd.Forward(tp, xs)
-	r := tp.ReverseRows(b.Bwd.Forward(tp, tp.ReverseRows(xs)))
+	<-done
 	return tp.Concat(f, r)
 }
 

@@ -44,7 +44,8 @@ func (tp *Tape[T]) Embedding(table *Var[T], ids []int) *Var[T] {
 // output is [T+2·pad−k+1, F]; pad = k/2 with odd k keeps the length ("same"
 // padding), so every sentence of length ≥ 1 has an output.
 //
-// It is computed as one GEMM over the unfolded input (im2col). The backward
+// It is computed as one GEMM over the unfolded input (im2col) and the
+// transposed weights (memoised for the pass, see Tape). The backward
 // pass exploits a sparse output gradient: after a global max pool only one
 // time step per filter receives gradient, so dW is built from those rows
 // alone (F·k·D work instead of T·F·k·D). The sparsity is detected from the
@@ -67,7 +68,7 @@ func (tp *Tape[T]) Conv1d(x, w, b *Var[T], k, pad int) *Var[T] {
 			copy(unf[t*kd+(lo-(t-pad))*d:], x.Value.Data[lo*d:hi*d])
 		}
 	}
-	y := tp.out(anyGrad(x, w, b), tout, f)
+	y := tp.outDirty(anyGrad(x, w, b), tout, f) // the bias or beta = 0 overwrites it
 	beta := T(0)
 	if b != nil {
 		for t := 0; t < tout; t++ {
@@ -75,7 +76,10 @@ func (tp *Tape[T]) Conv1d(x, w, b *Var[T], k, pad int) *Var[T] {
 		}
 		beta = 1
 	}
-	gemm(false, true, tout, f, kd, 1, unf, kd, w.Value.Data, kd, beta, y.Value.Data, f)
+	// unf·Wᵀ with Wᵀ [kd, f] memoised on the tape: the A·B kernel, which
+	// vectorises along the f filters, trains CA 1.5x faster than the A·Bᵀ
+	// one, whose dot products over kd leave scalar tails.
+	gemm(false, false, tout, f, kd, 1, unf, kd, tp.transposed(w.Value), f, beta, y.Value.Data, f)
 	if y.Grad == nil {
 		return y
 	}
@@ -139,8 +143,14 @@ func (tp *Tape[T]) MaxPool(x *Var[T]) *Var[T] {
 		panic("nn: MaxPool of an empty sequence")
 	}
 	y := tp.out(anyGrad(x), d)
-	arg := make([]int32, d) // zero: row 0 is the first candidate
 	copy(y.Value.Data, x.Value.Data[:d])
+	if y.Grad == nil { // inference: no argmax to keep
+		for t := 1; t < steps; t++ {
+			maxInto(y.Value.Data, x.Value.Data[t*d:(t+1)*d])
+		}
+		return y
+	}
+	arg := make([]int32, d) // zero: row 0 is the first candidate
 	for t := 1; t < steps; t++ {
 		for j, v := range x.Value.Data[t*d : (t+1)*d] {
 			if v > y.Value.Data[j] {
@@ -149,13 +159,11 @@ func (tp *Tape[T]) MaxPool(x *Var[T]) *Var[T] {
 			}
 		}
 	}
-	if y.Grad != nil {
-		tp.record(func() {
-			for j, g := range y.Grad.Data {
-				x.Grad.Data[int(arg[j])*d+j] += g
-			}
-		})
-	}
+	tp.record(func() {
+		for j, g := range y.Grad.Data {
+			x.Grad.Data[int(arg[j])*d+j] += g
+		}
+	})
 	return y
 }
 

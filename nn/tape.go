@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 )
 
@@ -38,13 +39,18 @@ func (v *Var[T]) Scalar() float64 {
 // the Grads it was created with; values and gradients of intermediate Vars
 // live in an arena that Reset recycles, so a training loop that reuses its
 // Tape allocates almost nothing for tensor data in the steady state. Vars
-// from a Tape are invalid after its Reset.
+// from a Tape are invalid after its Reset, and parameters must not change
+// between Resets (the tape memoises products of them).
 type Tape[T Float] struct {
 	grads *Grads[T]
 	back  []func()
 	arena arena[T]
 	train bool
 	rng   *rand.Rand
+	// transposes memoises transposed weights until Reset: parameters do
+	// not change during one pass, and an op called per candidate (Conv1d
+	// over a few feature channels) would otherwise transpose them each time.
+	transposes map[*Tensor[T]][]T
 }
 
 // NewTape returns a tape that accumulates parameter gradients into grads
@@ -72,6 +78,27 @@ func (tp *Tape[T]) Reset() {
 	clear(tp.back)
 	tp.back = tp.back[:0]
 	tp.arena.reset()
+	clear(tp.transposes)
+}
+
+// transposed returns the transpose of the matrix w [r, c] as [c, r] data
+// on the arena, computed once per pass (see Tape.transposes).
+func (tp *Tape[T]) transposed(w *Tensor[T]) []T {
+	if t, ok := tp.transposes[w]; ok {
+		return t
+	}
+	r, c := w.Shape[0], w.Shape[1]
+	t := tp.arena.allocDirty(r * c)
+	for i := 0; i < r; i++ {
+		for j, v := range w.Data[i*c : (i+1)*c] {
+			t[j*r+i] = v
+		}
+	}
+	if tp.transposes == nil {
+		tp.transposes = map[*Tensor[T]][]T{}
+	}
+	tp.transposes[w] = t
+	return t
 }
 
 // Const wraps a tensor that needs no gradient (inputs, frozen embeddings).
@@ -129,6 +156,16 @@ func (tp *Tape[T]) out(needGrad bool, shape ...int) *Var[T] {
 	return v
 }
 
+// outDirty is out for ops that write every element of their output: the
+// value is not zeroed first (the gradient buffer is).
+func (tp *Tape[T]) outDirty(needGrad bool, shape ...int) *Var[T] {
+	v := &Var[T]{Value: &Tensor[T]{Shape: append([]int(nil), shape...), Data: tp.arena.allocDirty(numel(shape))}}
+	if needGrad {
+		v.Grad = tp.tensor(shape...)
+	}
+	return v
+}
+
 // record appends a backward closure.
 func (tp *Tape[T]) record(f func()) { tp.back = append(tp.back, f) }
 
@@ -153,6 +190,14 @@ type arena[T Float] struct {
 const arenaChunk = 1 << 16
 
 func (a *arena[T]) alloc(n int) []T {
+	s := a.allocDirty(n)
+	clear(s)
+	return s
+}
+
+// allocDirty is alloc without the zeroing, for outputs an op overwrites
+// whole: it holds whatever an earlier use of the arena left there.
+func (a *arena[T]) allocDirty(n int) []T {
 	if n == 0 {
 		return nil
 	}
@@ -164,7 +209,6 @@ func (a *arena[T]) alloc(n int) []T {
 		if a.off+n <= len(c) {
 			s := c[a.off : a.off+n : a.off+n]
 			a.off += n
-			clear(s)
 			return s
 		}
 		if a.off == 0 {
@@ -183,19 +227,77 @@ func (a *arena[T]) reset() { a.cur, a.off = 0, 0 }
 // scorers, so that each call reuses a tape's arena instead of allocating.
 type TapePool[T Float] struct{ pool sync.Pool }
 
-// Scores runs f on a pooled inference tape and returns the values of the
-// vector it computes as float64s.
-func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {
+func (p *TapePool[T]) get() *Tape[T] {
 	tp, _ := p.pool.Get().(*Tape[T])
 	if tp == nil {
 		tp = NewTape[T](nil, 0)
 		tp.SetTrain(false)
 	}
-	defer func() { tp.Reset(); p.pool.Put(tp) }()
+	return tp
+}
+
+func (p *TapePool[T]) put(tp *Tape[T]) { tp.Reset(); p.pool.Put(tp) }
+
+// Scores runs f on a pooled inference tape and returns the values of the
+// vector it computes as float64s.
+func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {
+	tp := p.get()
+	defer p.put(tp)
 	y := f(tp)
 	out := make([]float64, y.Value.Len())
 	for i, v := range y.Value.Data {
 		out[i] = float64(v)
+	}
+	return out
+}
+
+// rowsPerWorker is the least number of items worth a goroutine of their own.
+const rowsPerWorker = 8
+
+// Parallel calls f(i) for every i in [0, n), in contiguous chunks on up to
+// GOMAXPROCS goroutines (fewer when n is small), and returns when all are
+// done. It is for the independent items of one inference request (a
+// question's candidates): one request then uses every core, which is what
+// a service's latency at one client needs. Training parallelises over
+// questions instead (Workers).
+func Parallel(n int, f func(lo, hi int)) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/rowsPerWorker))
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(w*n/workers, (w+1)*n/workers)
+		}()
+	}
+	f(0, n/workers)
+	wg.Wait()
+}
+
+// Rows computes n vectors of one length, f(tp, i) for i in [0, n), and
+// returns them stacked as an [n, d] tensor. The rows are independent, so
+// they are computed in Parallel, each chunk on a pooled tape. It is for
+// inference: f's vars may read (never write) vars of the caller's tape, and
+// carry no gradient.
+func (p *TapePool[T]) Rows(n int, f func(tp *Tape[T], i int) *Var[T]) *Tensor[T] {
+	rows := make([][]T, n)
+	Parallel(n, func(lo, hi int) {
+		tp := p.get()
+		defer p.put(tp)
+		for i := lo; i < hi; i++ {
+			rows[i] = append([]T(nil), f(tp, i).Value.Data...)
+		}
+	})
+	if n == 0 {
+		return NewTensor[T](0, 0)
+	}
+	d := len(rows[0])
+	out := NewTensor[T](n, d)
+	for i, r := range rows {
+		if len(r) != d {
+			panic(fmt.Sprintf("nn: Rows: row %d has %d values, row 0 has %d", i, len(r), d))
+		}
+		copy(out.Data[i*d:], r)
 	}
 	return out
 }

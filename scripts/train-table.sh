@@ -13,6 +13,10 @@
 #   DATA_FLAGS dataset flags given to both train and eval (e.g. --normalize-numbers)
 #   SEED_VAR   flags may contain {seed}, replaced by each run's seed
 #   DEV        set: train with the dev split (for --keep-best); default none
+#   RUNS       a file of finished runs, one "row<TAB>seed<TAB>MAP<TAB>MRR<TAB>
+#              params<TAB>seconds" line each: runs found there are not redone
+#              and each new run is appended as it finishes, so a long table
+#              can be stopped and resumed. Use one file per dataset and flags.
 set -euo pipefail
 variants_file=$1
 dataset=${2:-wikiqa}
@@ -27,9 +31,27 @@ if [ -n "${DEV:-}" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+runs=${RUNS:-$work/runs.tsv}
+touch "$runs"
 
 stat() { printf '%s\n' "$@" | awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=(n>1)?(q-n*m*m)/(n-1):0; if (v<0) v=0; printf "%.2f ± %.2f", 100*m, 100*sqrt(v)}'; }
 mean() { printf '%s\n' "$@" | awk '{s+=$1; n++} END {printf "%.1f", s/n}'; }
+
+# run NAME FLAGS SEED trains and evaluates one model and appends its line to $runs.
+run() {
+  local name=$1 flags=$2 seed=$3 m="$work/m.as2" line params secs json map mrr
+  # shellcheck disable=SC2086
+  if ! line=$("$as2" train --dataset "$dataset" "${data_flags[@]}" ${flags//\{seed\}/$seed} --seed "$seed" "${dev[@]}" --quiet "${extra[@]}" --out "$m" 2>"$work/log"); then
+    cat "$work/log" >&2
+    exit 1
+  fi
+  params=$(sed -E 's/.*: ([0-9]+) parameters.*/\1/' <<<"$line")
+  secs=$(sed -E 's/.* pairs in ([0-9.]+)s.*/\1/' <<<"$line")
+  json=$("$as2" eval --model "$m" --dataset "$dataset" "${data_flags[@]}" --split test --subset answered --metrics map,mrr --format json)
+  map=$(sed -E 's/.*"map":([0-9.]+).*/\1/' <<<"$json")
+  mrr=$(sed -E 's/.*"mrr":([0-9.]+).*/\1/' <<<"$json")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$map" "$mrr" "$params" "$secs" >>"$runs"
+}
 
 if [ -z "${NOHEADER:-}" ]; then
   echo "| model | MAP | MRR | params | train time (s) |"
@@ -44,17 +66,13 @@ while IFS= read -r v; do
   fi
   maps=() mrrs=() secs=() params=0
   for seed in $(seq 1 "$seeds"); do
-    m="$work/m.as2"
-    # shellcheck disable=SC2086
-    if ! line=$("$as2" train --dataset "$dataset" "${data_flags[@]}" ${flags//\{seed\}/$seed} --seed "$seed" "${dev[@]}" --quiet "${extra[@]}" --out "$m" 2>"$work/log"); then
-      cat "$work/log" >&2
-      exit 1
+    found=$(awk -F'\t' -v n="$name" -v s="$seed" '$1 == n && $2 == s' "$runs" | tail -n 1)
+    if [ -z "$found" ]; then
+      run "$name" "$flags" "$seed" </dev/null
+      found=$(tail -n 1 "$runs")
     fi
-    params=$(sed -E 's/.*: ([0-9]+) parameters.*/\1/' <<<"$line")
-    secs+=("$(sed -E 's/.* pairs in ([0-9.]+)s.*/\1/' <<<"$line")")
-    json=$("$as2" eval --model "$m" --dataset "$dataset" "${data_flags[@]}" --split test --subset answered --metrics map,mrr --format json)
-    maps+=("$(sed -E 's/.*"map":([0-9.]+).*/\1/' <<<"$json")")
-    mrrs+=("$(sed -E 's/.*"mrr":([0-9.]+).*/\1/' <<<"$json")")
+    IFS=$'\t' read -r _ _ map mrr params sec <<<"$found"
+    maps+=("$map") mrrs+=("$mrr") secs+=("$sec")
   done
   echo "| $name | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(mean "${secs[@]}") |"
 done <"$variants_file"

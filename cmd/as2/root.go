@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"runtime/pprof"
+
+	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +26,40 @@ is not given.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+	}
+	// --cpuprofile: where the time of a slow command goes (go tool pprof).
+	var profile string
+	var stopProfile func() error
+	root.PersistentFlags().StringVar(&profile, "cpuprofile", "", "write a CPU profile of the command to this file (read it with go tool pprof)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if profile == "" {
+			return nil
+		}
+		// Written to a pending file that replaces --cpuprofile at the end,
+		// so an interrupted command leaves no half profile.
+		f, err := renameio.NewPendingFile(profile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Cleanup()
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		stopProfile = func() error {
+			pprof.StopCPUProfile()
+			defer f.Cleanup()
+			return f.CloseAtomicallyReplace()
+		}
+		return nil
+	}
+	root.PersistentPostRunE = func(cmd *cobra.Command, args []string) error {
+		if stopProfile == nil {
+			return nil
+		}
+		if err := stopProfile(); err != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", profile, err)
+		}
+		return nil
 	}
 	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd())
 	return root

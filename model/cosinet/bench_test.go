@@ -44,3 +44,32 @@ func BenchmarkScore(b *testing.B) {
 	}
 	b.ReportMetric(float64(pairs)/b.Elapsed().Seconds(), "pairs/s")
 }
+
+// BenchmarkScore100 scores one question with 100 candidates (the first
+// question of WikiQA test, padded with the next questions' candidates), the
+// request size of the service benchmark, with the recipe's BiRNN and without
+// an RNN; it reports ms per question.
+func BenchmarkScore100(b *testing.B) {
+	qs, vecs := benchdata.WikiQA(b, "test")
+	q := qs[0]
+	for j := 1; len(q.Candidates) < 100; j++ {
+		q.Candidates = append(q.Candidates, qs[j].Candidates...)
+	}
+	q.Candidates = q.Candidates[:100]
+	for _, rnn := range []string{"birnn", "none"} {
+		b.Run(rnn, func(b *testing.B) {
+			h := RecipeHyper()
+			if rnn == "none" {
+				h.RNN = ""
+			}
+			m, _ := New(h, vecs, 1)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := m.Score(context.Background(), &q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/question")
+		})
+	}
+}

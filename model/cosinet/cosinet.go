@@ -244,9 +244,16 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 	qs := m.sentence(q.Text)
 	cands := make([]sentence, len(q.Candidates))
 	cIDs := make([][]int, len(q.Candidates))
-	for i, c := range q.Candidates {
-		cands[i] = m.sentence(c.Text)
-		cIDs[i] = cands[i].ids
+	tokenize := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cands[i] = m.sentence(q.Candidates[i].Text)
+			cIDs[i] = cands[i].ids
+		}
+	}
+	if infer {
+		nn.Parallel(len(cands), tokenize)
+	} else { // training already runs one question per core
+		tokenize(0, len(cands))
 	}
 	// Each side's words are projected once per question: the question's
 	// convolution over its embeddings is the same for every candidate, and
@@ -264,8 +271,8 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 	if m.hyper.PairFeatures {
 		qTerms = poolIDF(qs, cands)
 	}
-	pairs := make([]*nn.Var[float32], len(q.Candidates))
-	for i, c := range q.Candidates {
+	// pair builds candidate i's pair vector [qv⊙cv; qv−cv; features].
+	pair := func(tp *nn.Tape[float32], i int) *nn.Var[float32] {
 		cs := cands[i]
 		rq, rc := embed.RelatednessUnit(qs.units, cs.units)
 		qv := m.encode(tp, m.convQ, qEmb, m.features(qs, cs, rq))
@@ -274,12 +281,23 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		if m.hyper.PairFeatures {
 			pf := nn.NewTensor[float32](pairFeatures)
 			pf.Data[0], pf.Data[1] = overlap(qTerms, cs)
-			pf.Data[2] = 1 / float32(c.Position+1)
+			pf.Data[2] = 1 / float32(q.Candidates[i].Position+1)
 			parts = append(parts, tp.Const(pf))
 		}
-		pairs[i] = tp.Concat(parts...)
+		return tp.Concat(parts...)
 	}
-	x := tp.Stack(pairs...)
+	var x *nn.Var[float32]
+	if infer {
+		// The candidates are independent up to the RNN: spread them over
+		// the cores.
+		x = tp.Const(m.tapes.Rows(len(cands), pair))
+	} else {
+		pairs := make([]*nn.Var[float32], len(cands))
+		for i := range cands {
+			pairs[i] = pair(tp, i)
+		}
+		x = tp.Stack(pairs...)
+	}
 	if m.hyper.Dropout > 0 {
 		x = tp.Dropout(x, m.hyper.Dropout)
 	}

@@ -52,6 +52,12 @@ func detectAVX2FMA() bool {
 // asmMinWork: below this many multiply-adds gonum's lower overhead wins.
 const asmMinWork = 4096
 
+// ntMinK is the inner dimension from which the NT kernel beats transposing
+// B for the NN kernel: below it the NT kernel's 8-wide dot products leave
+// most of each tile to the scalar k mod 8 tail (Cosinet's feature
+// convolution, k = 2 channels × width 5 = 10, ran 3x slower through it).
+const ntMinK = 32
+
 var scratch32 = sync.Pool{New: func() any { return new([]float32) }}
 
 // transposeInto returns the [cols, rows] transpose of the rows×cols matrix
@@ -78,11 +84,24 @@ func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 	if !HasAVX2FMA || alpha != 1 || m*n*k < asmMinWork {
 		return false
 	}
+	if n == 1 && !tA && (tB || ldb == 1) && k >= vecMin {
+		// A matrix-vector product (a linear scorer over candidates): one
+		// dot product per row. gonum would split it over goroutines.
+		for i := 0; i < m; i++ {
+			s, _ := Dot(a[i*lda:i*lda+k], b[:k])
+			if beta == 0 {
+				c[i*ldc] = s
+			} else {
+				c[i*ldc] = s + beta*c[i*ldc]
+			}
+		}
+		return true
+	}
 	nt := tB // NT kernel for A·Bᵀ, NN kernel for A·B
-	if nt && k < 8 && n >= 16 {
+	if nt && k < ntMinK && n >= 16 {
 		// A·Bᵀ with a short inner dimension (a convolution over a few
 		// feature channels): Bᵀ is only k×n, so transpose it and use the
-		// NN kernel, which takes any k.
+		// NN kernel, which takes any k and vectorises along n instead.
 		p := transposeInto(n, k, b, ldb)
 		defer scratch32.Put(p)
 		b, ldb, nt = *p, n, false

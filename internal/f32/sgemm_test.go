@@ -25,7 +25,7 @@ func TestSgemmMatchesGonum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	shapes := [][3]int{{25, 300, 520}, {7, 300, 520}, {6, 16, 1}, {13, 37, 29}, {300, 520, 25},
 		{10, 300, 600}, {1, 300, 300}, {3, 4, 8}, {5, 17, 9}, {12, 32, 100}, {300, 300, 1}, {9, 8, 24}, {8, 12, 16}, {5, 9, 33},
-		{25, 300, 5}, {7, 300, 10}, {10, 300, 612}, {2, 44, 3}} // short-k NT (feature convolutions) and NN column tails
+		{25, 300, 5}, {7, 300, 10}, {10, 300, 612}, {2, 44, 3}, {100, 1, 603}, {64, 1, 16}} // short-k NT (feature convolutions), NN column tails, matrix-vector
 	for _, s := range shapes {
 		m, n, k := s[0], s[1], s[2]
 		for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {

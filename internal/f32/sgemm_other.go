@@ -1,0 +1,36 @@
+//go:build !amd64 || purego
+
+package f32
+
+// HasAVX2FMA is false where the kernels are not built.
+const HasAVX2FMA = false
+
+// Gemm reports false: without the amd64 kernels callers use gonum.
+func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
+	return false
+}
+
+// Add sets dst[i] = a[i] + b[i] for i < len(dst).
+func Add(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+// Max sets dst[i] = max(dst[i], src[i]) for i < len(dst), keeping dst[i]
+// where either is NaN.
+func Max(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if v > dst[i] {
+			dst[i] = v
+		}
+	}
+}
+
+// Axpy reports false: without the amd64 kernels callers use gonum.
+func Axpy(alpha float32, x, y []float32) bool { return false }
+
+// Dot reports false: without the amd64 kernels callers use gonum.
+func Dot(x, y []float32) (float32, bool) { return 0, false }
