@@ -264,13 +264,14 @@ func parseMeasures(list string) ([]metric.Measure, error) {
 }
 
 // writeAtomic writes a file through write so that it appears whole or not
-// at all: a failed or interrupted write leaves any old file untouched. The
+// at all (mode 0644 less the umask, as a plain create): a failed or
+// interrupted write leaves any old file untouched. The
 // path "-" writes to stdout instead.
 func writeAtomic(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
 	}
-	f, err := renameio.NewPendingFile(path)
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644))
 	if err != nil {
 		return err
 	}

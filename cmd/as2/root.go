@@ -37,7 +37,7 @@ is not given.`,
 		}
 		// Written to a pending file that replaces --cpuprofile at the end,
 		// so an interrupted command leaves no half profile.
-		f, err := renameio.NewPendingFile(profile)
+		f, err := renameio.NewPendingFile(profile, renameio.WithPermissions(0o644))
 		if err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}

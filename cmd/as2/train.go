@@ -38,6 +38,7 @@ type trainCmd struct {
 	embeddings, embedFmt string
 	out                  string
 	trainSplit, devSplit string
+	devPath              string
 	trainSubset          string
 	settings             archFlags
 	listwise             bool
@@ -157,6 +158,7 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.trainSplit, "train-split", "train", "split to train on")
 	fs.StringVar(&t.trainSubset, "train-subset", "answered", "training questions to keep: all, answered (both papers remove questions without a correct answer) or filtered")
 	fs.StringVar(&t.devSplit, "dev-split", "dev", "split to evaluate after each epoch (none: skip)")
+	fs.StringVar(&t.devPath, "dev-path", "", "dev file to evaluate after each epoch, for the jsonl and tsv datasets (which have no splits)")
 	a := &t.settings
 	fs.BoolVar(&t.paper, "paper", false, "the paper's settings instead of as2's recipe: cosinet: batch 1, no exact-match channel, no pair features, no dropout; ca, compclip: no exact match, no word dropout (compclip: dropout 0.5 at the scorer)")
 	fs.BoolVar(&t.listwise, "listwise", false, "listwise training (KL over each question's candidates) instead of pointwise (BCE)")
@@ -328,6 +330,19 @@ func (t *trainCmd) initModel(fs *pflag.FlagSet, stderr io.Writer) (trainable, er
 // defaults fills in the training settings left out, per architecture.
 func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	noDev := t.devSplit == "none" || t.devSplit == ""
+	if catalog.IsFile(t.data.name) {
+		// A file has no splits: a dev "split" would be the training file
+		// itself, and keeping its best epoch would select on training data.
+		if fs.Changed("dev-split") {
+			if !noDev {
+				return fmt.Errorf("--dev-split %s: a %s dataset has no splits; give the dev file with --dev-path", t.devSplit, t.data.name)
+			}
+			t.devPath = "" // --dev-split none: no dev set at all
+		}
+		noDev = t.devPath == ""
+	} else if t.devPath != "" {
+		return fmt.Errorf("--dev-path is for the jsonl and tsv datasets; %s has splits: use --dev-split", t.data.name)
+	}
 	rec := cosinet.RecipeTraining()
 	if t.arch == compagg.CA || t.arch == compagg.CompClip {
 		rec = compagg.RecipeTraining()
@@ -358,7 +373,7 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	case t.clip < 0 || math.IsNaN(t.clip):
 		return fmt.Errorf("--clip %v: must be 0 (none) or positive", t.clip)
 	case t.keepBest && noDev:
-		return fmt.Errorf("--keep-best needs a dev split (--dev-split is %q)", t.devSplit)
+		return fmt.Errorf("--keep-best needs a dev split (--dev-split is %q) or, for jsonl and tsv, --dev-path", t.devSplit)
 	}
 	return nil
 }
@@ -463,7 +478,15 @@ func (t *trainCmd) loadData() (trainQs, devQs []dataset.Question, err error) {
 		return nil, nil, err
 	}
 	trainQs = dataset.Filter(trainQs, sub)
-	if t.devSplit != "none" && t.devSplit != "" {
+	switch {
+	case catalog.IsFile(t.data.name):
+		if t.devPath != "" {
+			t.data.path = t.devPath
+			if _, devQs, _, err = t.data.load(); err != nil {
+				return nil, nil, err
+			}
+		}
+	case t.devSplit != "none" && t.devSplit != "":
 		t.data.split = t.devSplit
 		if _, devQs, _, err = t.data.load(); err != nil {
 			return nil, nil, err

@@ -50,7 +50,7 @@ func TestTrainEvalRank(t *testing.T) {
 		{"--rnn", "none", "--paper"},
 		{"--listwise", "--rnn", "lstm", "--dev-split", "none"},
 	} {
-		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--train-split", "x", "--dev-split", "x", "--embeddings", emb,
+		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--dev-path", data, "--embeddings", emb,
 			"--filters", "8", "--kernel", "3", "--epochs", "2", "--out", model}, args...)
 		out, err := run(t, full...)
 		if err != nil || !strings.Contains(out, "trained cosinet") || !strings.Contains(out, "saved "+model) {
@@ -66,10 +66,10 @@ func TestTrainEvalRank(t *testing.T) {
 		{"--model", "compclip", "--attention-clip", "threshold", "--clip-threshold", "0.3", "--exact-match", "--out", ca},
 		{"--init", ca, "--epochs", "1", "--out", ca},
 	} {
-		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--train-split", "x", "--dev-split", "x", "--embeddings", emb,
+		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--dev-path", data, "--embeddings", emb,
 			"--hidden", "6", "--filters", "4", "--widths", "1,2", "--epochs", "2"}, args...)
 		if args[0] == "--init" {
-			full = append([]string{"train", "--dataset", "jsonl", "--path", data, "--train-split", "x", "--dev-split", "x"}, args...)
+			full = append([]string{"train", "--dataset", "jsonl", "--path", data, "--dev-path", data}, args...)
 		}
 		out, err := run(t, full...)
 		if err != nil || !strings.Contains(out, "trained ") || !strings.Contains(out, "saved "+ca) {
@@ -118,6 +118,9 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--model", "compclip", "--clusters", "4", "--cluster-k", "5"), "cluster k 5"},
 		{append(base, "--model", "compclip", "--attention-clip", "top"), `clip "top"`},
 		{append(base, "--keep-best", "--dev-split", "none"), "--keep-best needs a dev split"},
+		{append(base, "--keep-best"), "--keep-best needs a dev split"},
+		{append(base, "--dev-split", "dev"), "has no splits; give the dev file with --dev-path"},
+		{[]string{"train", "--dataset", "wikiqa", "--path", data, "--dev-path", data, "--out", out}, "--dev-path is for the jsonl and tsv datasets"},
 		{append(base, "--clip", "-2"), "--clip -2"},
 		{append(base, "--train-subset", "some"), "--train-subset"},
 		{append(base, "--init", data), "--init"},

@@ -51,11 +51,15 @@ func DefaultSplit(name string) string {
 	return "test"
 }
 
+// IsFile reports whether dataset name is a single file of questions
+// (jsonl, tsv), which has no splits, rather than a benchmark folder.
+func IsFile(name string) bool { return name == "jsonl" || name == "tsv" }
+
 // Load reads split of dataset name from path ("" means DefaultPath(name)).
 // For jsonl and tsv, path is the file and split is ignored.
 func Load(name, path, split string, opts Options) ([]dataset.Question, error) {
 	if path == "" {
-		if name == "jsonl" || name == "tsv" {
+		if IsFile(name) {
 			return nil, fmt.Errorf("dataset %s needs a file path", name)
 		}
 		path = DefaultPath(name)

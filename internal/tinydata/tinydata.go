@@ -4,6 +4,7 @@
 package tinydata
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/as2/as2/dataset"
@@ -35,4 +36,18 @@ func Question() *dataset.Question {
 		{ID: "2", Text: "", Position: 2, Label: 0},        // no tokens at all
 		{ID: "3", Text: "Denmark", Position: 3, Label: 0}, // shorter than most filters
 	}}
+}
+
+// LongQuestion is Question with its candidates repeated to n, enough for
+// inference to spread them over goroutines.
+func LongQuestion(n int) *dataset.Question {
+	q := Question()
+	base := q.Candidates
+	q.Candidates = nil
+	for i := 0; i < n; i++ {
+		c := base[i%len(base)]
+		c.ID, c.Position = fmt.Sprint(i), i
+		q.Candidates = append(q.Candidates, c)
+	}
+	return q
 }

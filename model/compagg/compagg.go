@@ -329,18 +329,31 @@ func (m *Model) cluster(tp *nn.Tape[float32], x *nn.Var[float32]) *nn.Var[float3
 	return m.clusters.Forward(tp, tp.MeanPool(x))
 }
 
-// forward computes the scores [n] of q's candidates on tp.
-func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question) *nn.Var[float32] {
+// forward computes the scores [n] of q's candidates on tp; infer spreads
+// the candidates over the cores (training already runs one question per
+// core).
+func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32] {
 	h := m.hyper
 	qs := newSentence(q.Text)
 	qBar := m.context(tp, m.words(tp, qs.toks))
+	cands := make([]sentence, len(q.Candidates))
+	tokenize := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cands[i] = newSentence(q.Candidates[i].Text)
+		}
+	}
+	if infer {
+		nn.Parallel(len(cands), tokenize)
+	} else {
+		tokenize(0, len(cands))
+	}
 	// The candidates' context representations in one pass: the projections
 	// are one GEMM over all of the question's candidate words.
-	cands := make([]sentence, len(q.Candidates))
 	encoded := make([]*nn.Var[float32], len(q.Candidates))
-	for i, c := range q.Candidates {
-		cands[i] = newSentence(c.Text)
-		encoded[i] = m.words(tp, cands[i].toks)
+	offsets := make([]int, len(q.Candidates)+1) // candidate i's rows of cBar
+	for i, cs := range cands {
+		encoded[i] = m.words(tp, cs.toks)
+		offsets[i+1] = offsets[i] + len(cs.toks)
 	}
 	cBar := m.context(tp, tp.Stack(encoded...))
 	keysQ := m.keyQ.Forward(tp, qBar)
@@ -348,11 +361,10 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question) *nn.Var[float
 	if m.clusters != nil {
 		clusterQ = m.cluster(tp, qBar)
 	}
-	pairs := make([]*nn.Var[float32], len(q.Candidates))
-	off := 0
-	for i, cs := range cands {
-		a := tp.Rows(cBar, off, off+len(cs.toks))
-		off += len(cs.toks)
+	// pair is candidate i's vector [Rᵠ] (CA) or [Rᵠ; Rᴬ] (Comp-Clip).
+	pair := func(tp *nn.Tape[float32], i int) *nn.Var[float32] {
+		cs := cands[i]
+		a := tp.Rows(cBar, offsets[i], offsets[i+1])
 		var emA, emQ *nn.Tensor[float32]
 		if h.ExactMatch {
 			emA, emQ = exactMatch(cs, qs), exactMatch(qs, cs)
@@ -373,9 +385,18 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question) *nn.Var[float
 			}
 			r = tp.Concat(r, tp.ReLU(rq))
 		}
-		pairs[i] = r
+		return r
 	}
-	x := tp.Stack(pairs...)
+	var x *nn.Var[float32]
+	if infer {
+		x = tp.Const(m.tapes.Rows(len(cands), pair))
+	} else {
+		pairs := make([]*nn.Var[float32], len(cands))
+		for i := range cands {
+			pairs[i] = pair(tp, i)
+		}
+		x = tp.Stack(pairs...)
+	}
 	if h.Dropout > 0 {
 		x = tp.Dropout(x, h.Dropout)
 	}
@@ -393,12 +414,12 @@ func (m *Model) Score(ctx context.Context, q *dataset.Question) ([]float64, erro
 	if len(q.Candidates) == 0 {
 		return nil, nil
 	}
-	return m.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.forward(tp, q) }), nil
+	return m.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.forward(tp, q, true) }), nil
 }
 
 // Loss implements train.Model.
 func (m *Model) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
-	return train.Objective(tp, m.forward(tp, q), q, listwise), nil
+	return train.Objective(tp, m.forward(tp, q, false), q, listwise), nil
 }
 
 // Config implements model.Model.

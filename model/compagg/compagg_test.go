@@ -13,6 +13,7 @@ import (
 	"github.com/as2/as2/internal/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
 )
 
@@ -89,6 +90,29 @@ func TestTrainTiny(t *testing.T) {
 				t.Errorf("%s (listwise %v): the answer is not ranked first after training: %v", name, listwise, s)
 			}
 		}
+	}
+}
+
+// Inference (candidates spread over goroutines) scores as the training
+// path does with dropout off.
+func TestScoreMatchesTrainingPath(t *testing.T) {
+	q := tinydata.LongQuestion(40)
+	for name, h := range tinyHypers() {
+		t.Run(name, func(t *testing.T) {
+			h.Dropout = 0
+			m, _ := New(h, tinydata.Vectors(t), 3)
+			got, err := m.Score(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := nn.NewTape(m.Params().NewGrads(), 1)
+			want := m.forward(tp, q, false).Value.Data
+			for i := range want {
+				if d := got[i] - float64(want[i]); d > 1e-5 || d < -1e-5 {
+					t.Fatalf("candidate %d: Score %v, training path %v", i, got[i], want[i])
+				}
+			}
+		})
 	}
 }
 

@@ -53,12 +53,13 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 }
 
-// TestTrainingAndInferencePathsAgree checks that the cached inference path
-// scores exactly what the training forward pass computes.
+// TestTrainingAndInferencePathsAgree checks that the inference path (cached
+// projections, candidates and the BiRNN's directions spread over
+// goroutines) scores exactly what the training forward pass computes.
 func TestTrainingAndInferencePathsAgree(t *testing.T) {
 	m, _ := New(tinyHyper("birnn"), tinydata.Vectors(t), 3)
-	q := tinydata.Question()
-	tp := nn.NewTape[float32](nil, 0)
+	q := tinydata.LongQuestion(40)
+	tp := nn.NewTape(m.Params().NewGrads(), 0) // gradients: the serial path
 	tp.SetTrain(false)
 	train := m.forward(tp, q, false)
 	for round := 0; round < 2; round++ {

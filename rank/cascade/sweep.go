@@ -107,7 +107,7 @@ func save(p *plot.Plot, path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := renameio.NewPendingFile(path)
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644))
 	if err != nil {
 		return err
 	}
