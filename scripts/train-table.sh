@@ -2,7 +2,8 @@
 # Trains every variant of a table with seeds 1..N on a dataset's train split
 # (settings chosen on dev beforehand), evaluates each model once on test
 # (answered subset), and prints a Markdown table of mean ± std (sample) of
-# MAP and MRR, the parameter count and the mean training wall time.
+# MAP and MRR, the parameter count and the median training wall time (the
+# median, as a run slowed by other work on the machine should not count).
 #
 #   scripts/train-table.sh VARIANTS dataset seeds [extra as2 train flags...]
 #
@@ -35,7 +36,7 @@ runs=${RUNS:-$work/runs.tsv}
 touch "$runs"
 
 stat() { printf '%s\n' "$@" | awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=(n>1)?(q-n*m*m)/(n-1):0; if (v<0) v=0; printf "%.2f ± %.2f", 100*m, 100*sqrt(v)}'; }
-mean() { printf '%s\n' "$@" | awk '{s+=$1; n++} END {printf "%.1f", s/n}'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.1f", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 # run NAME FLAGS SEED trains and evaluates one model and appends its line to $runs.
 run() {
@@ -74,5 +75,5 @@ while IFS= read -r v; do
     IFS=$'\t' read -r _ _ map mrr params sec <<<"$found"
     maps+=("$map") mrrs+=("$mrr") secs+=("$sec")
   done
-  echo "| $name | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(mean "${secs[@]}") |"
+  echo "| $name | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(median "${secs[@]}") |"
 done <"$variants_file"

@@ -209,7 +209,7 @@ timed (its speed does not depend on the weights).`,
 			pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
 			return printBench(cmd.OutOrStdout(), format, benchResult{
 				Benchmark: "infer", Machine: machine(),
-				Settings: fmt.Sprintf("%s, %s %s subset %s, %d questions x %d, %d concurrent clients scoring one question at a time", label, data.name, data.split, data.subset, len(qs), repeat, concurrency),
+				Settings: fmt.Sprintf("%s, %s subset %s, %d questions x %d, %d concurrent clients scoring one question at a time", label, data.describe(), data.subset, len(qs), repeat, concurrency),
 				Pairs:    pairs, Seconds: wall.Seconds(), PairsPerSec: float64(pairs) / wall.Seconds(), P50ms: pct(0.5), P99ms: pct(0.99),
 			})
 		},
@@ -314,7 +314,7 @@ PREFIX.svg). Large pools show the effect: see as2 data augment.`,
 				return json.NewEncoder(w).Encode(map[string]any{"machine": machine(), "first": first, "last": last, "questions": len(qs), "points": points})
 			}
 			base := points[0]
-			fmt.Fprintf(w, "%s → %s, %s %s (%d questions), on %s\n", first, last, data.name, data.split, len(qs), machine())
+			fmt.Fprintf(w, "%s → %s, %s (%d questions), on %s\n", first, last, data.describe(), len(qs), machine())
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "k\tcandidates to last stage\tP@1\tMAP\tms/question\t% of last-stage P@1\tlatency vs last stage\t")
 			for _, p := range points {

@@ -116,7 +116,7 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 		return err
 	}
 	if len(qs) == 0 {
-		return fmt.Errorf("no questions in subset %s of %s %s", sub, e.data.name, e.data.split)
+		return fmt.Errorf("no questions in subset %s of %s", sub, e.data.describe())
 	}
 	rk, err := e.ranker.build(all)
 	if err != nil {

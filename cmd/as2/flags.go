@@ -33,6 +33,15 @@ func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
 }
 
 // load reads the split and returns all its questions and those of the subset.
+// describe names the data read, for reports: "wikiqa test", or the file of
+// a jsonl or tsv dataset, which has no splits.
+func (d *datasetFlags) describe() string {
+	if catalog.IsFile(d.name) {
+		return d.name + " " + d.path
+	}
+	return d.name + " " + d.split
+}
+
 func (d *datasetFlags) load() (all, kept []dataset.Question, sub dataset.Subset, err error) {
 	if d.name == "" {
 		return nil, nil, "", fmt.Errorf("--dataset is required (one of %s)", strings.Join(catalog.Names, ", "))
