@@ -100,3 +100,28 @@ func assertClose(t *testing.T, what string, got, want []float32) {
 		}
 	}
 }
+
+// A panic in one of Parallel's chunks reaches the caller (where a server's
+// recovery sees it) instead of ending the process; every chunk still runs.
+func TestParallelPanics(t *testing.T) {
+	var ran [64]bool
+	defer func() {
+		if r := recover(); r != "chunk" {
+			t.Fatalf("recovered %v, want the chunk's panic", r)
+		}
+		for i, ok := range ran {
+			if !ok {
+				t.Fatalf("item %d did not run", i)
+			}
+		}
+	}()
+	Parallel(len(ran), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ran[i] = true
+		}
+		if hi == len(ran) {
+			panic("chunk")
+		}
+	})
+	t.Fatal("no panic")
+}

@@ -245,16 +245,12 @@ func (b *Bidirectional[T]) Forward(tp *Tape[T], xs *Var[T]) *Var[T] {
 	}
 	// Inference: the directions are independent, so the backward one runs
 	// beside on a tape of its own (a scan is sequential within itself).
-	var r *Var[T]
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	var f, r *Var[T]
+	together(func() { f = b.Fwd.Forward(tp, xs) }, func() {
 		side := NewTape[T](nil, 0)
 		side.SetTrain(false)
 		r = backward(side)
-	}()
-	f := b.Fwd.Forward(tp, xs)
-	<-done
+	})
 	return tp.Concat(f, r)
 }
 

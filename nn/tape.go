@@ -254,24 +254,49 @@ func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {
 // rowsPerWorker is the least number of items worth a goroutine of their own.
 const rowsPerWorker = 8
 
-// Parallel calls f(i) for every i in [0, n), in contiguous chunks on up to
+// Parallel calls f(lo, hi) on contiguous chunks that cover [0, n), on up to
 // GOMAXPROCS goroutines (fewer when n is small), and returns when all are
 // done. It is for the independent items of one inference request (a
-// question's candidates): one request then uses every core, which is what
-// a service's latency at one client needs. Training parallelises over
-// questions instead (Workers).
+// question's candidates): one request then uses every core, which is what a
+// service's latency at one client needs. Training parallelises over
+// questions instead (Workers). A panic in a chunk is raised again in the
+// caller's goroutine, where a server's recovery can see it, instead of
+// ending the process.
 func Parallel(n int, f func(lo, hi int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/rowsPerWorker))
+	chunks := make([]func(), workers)
+	for w := range chunks {
+		chunks[w] = func() { f(w*n/workers, (w+1)*n/workers) }
+	}
+	together(chunks...)
+}
+
+// together runs the functions at once, the first in the caller's goroutine,
+// and returns when all are done; a panic in any is raised again in the
+// caller's goroutine.
+func together(fs ...func()) {
+	panics := make([]any, len(fs))
+	run := func(i int) {
+		defer func() { panics[i] = recover() }()
+		fs[i]()
+	}
 	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
+	for i := 1; i < len(fs); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(w*n/workers, (w+1)*n/workers)
+			run(i)
 		}()
 	}
-	f(0, n/workers)
+	if len(fs) > 0 {
+		run(0)
+	}
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
 }
 
 // Rows computes n vectors of one length, f(tp, i) for i in [0, n), and
