@@ -18,6 +18,8 @@
 #              params<TAB>seconds" line each: runs found there are not redone
 #              and each new run is appended as it finishes, so a long table
 #              can be stopped and resumed. Use one file per dataset and flags.
+#   REPORT     set: train nothing, print the table from the runs in RUNS
+#              (a row with fewer than the asked seeds says how many it has)
 set -euo pipefail
 variants_file=$1
 dataset=${2:-wikiqa}
@@ -68,6 +70,9 @@ while IFS= read -r v; do
   maps=() mrrs=() secs=() params=0
   for seed in $(seq 1 "$seeds"); do
     found=$(awk -F'\t' -v n="$name" -v s="$seed" '$1 == n && $2 == s' "$runs" | tail -n 1)
+    if [ -z "$found" ] && [ -n "${REPORT:-}" ]; then
+      continue
+    fi
     if [ -z "$found" ]; then
       run "$name" "$flags" "$seed" </dev/null
       found=$(tail -n 1 "$runs")
@@ -75,5 +80,11 @@ while IFS= read -r v; do
     IFS=$'\t' read -r _ _ map mrr params sec <<<"$found"
     maps+=("$map") mrrs+=("$mrr") secs+=("$sec")
   done
-  echo "| $name | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(median "${secs[@]}") |"
+  label=$name
+  if [ "${#maps[@]}" -eq 0 ]; then
+    continue
+  elif [ "${#maps[@]}" -lt "$seeds" ]; then
+    label="$name (${#maps[@]} seeds)"
+  fi
+  echo "| $label | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(median "${secs[@]}") |"
 done <"$variants_file"
