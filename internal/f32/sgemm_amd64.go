@@ -1,13 +1,5 @@
 //go:build amd64 && !purego
 
-// Package f32 is a float32 GEMM with AVX2/FMA micro-kernels in Go assembly
-// (still a pure-Go build: no cgo; it lives in its own package because a
-// package using cgo, as nn does with -tags openblas, cannot hold Go
-// assembly). gonum's kernels are 4-wide SSE dot/axpy loops; these
-// keep a whole C tile in registers and issue 8-wide FMAs, several times
-// faster on the shapes that dominate our models (25×520 by 520×300 for a
-// convolution). Everything the kernels do not cover (edges, tiny products,
-// alpha ≠ 1, CPUs without AVX2) goes to gonum.
 package f32
 
 import (
