@@ -84,7 +84,7 @@ while IFS= read -r v; do
   if [ "${#maps[@]}" -eq 0 ]; then
     continue
   elif [ "${#maps[@]}" -lt "$seeds" ]; then
-    label="$name (${#maps[@]} seeds)"
+    label="$name (${#maps[@]} seed$([ "${#maps[@]}" -gt 1 ] && echo s))"
   fi
   echo "| $label | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(median "${secs[@]}") |"
 done <"$variants_file"
