@@ -84,7 +84,10 @@ while IFS= read -r v; do
   if [ "${#maps[@]}" -eq 0 ]; then
     continue
   elif [ "${#maps[@]}" -lt "$seeds" ]; then
-    label="$name (${#maps[@]} seed$([ "${#maps[@]}" -gt 1 ] && echo s))"
+    label="$name (${#maps[@]} seeds)"
+    if [ "${#maps[@]}" -eq 1 ]; then
+      label="$name (1 seed)"
+    fi
   fi
   echo "| $label | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(median "${secs[@]}") |"
 done <"$variants_file"
