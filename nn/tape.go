@@ -256,12 +256,12 @@ const rowsPerWorker = 8
 
 // Parallel calls f(lo, hi) on contiguous chunks that cover [0, n), on up to
 // GOMAXPROCS goroutines (fewer when n is small), and returns when all are
-// done. It is for the independent items of one inference request (a
-// question's candidates): one request then uses every core, which is what a
-// service's latency at one client needs. Training parallelises over
-// questions instead (Workers). A panic in a chunk is raised again in the
-// caller's goroutine, where a server's recovery can see it, instead of
-// ending the process.
+// done. It is for the independent items of one request (a question's
+// candidates): one request then uses every core, which is what a service's
+// latency at one client needs. (In training, where Workers already run one
+// question per core, the extra goroutines only share those cores.) A panic
+// in a chunk is raised again in the caller's goroutine, where a server's
+// recovery can see it, instead of ending the process.
 func Parallel(n int, f func(lo, hi int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/rowsPerWorker))
 	chunks := make([]func(), workers)
@@ -297,6 +297,21 @@ func together(fs ...func()) {
 			panic(p)
 		}
 	}
+}
+
+// StackRows returns the n vectors f(·, i) stacked as [n, d]. For inference
+// (infer) they are computed as Rows computes them, in parallel on pooled
+// tapes, without gradients; otherwise one after another on tp, so that
+// gradients flow (training already runs one question per core).
+func (p *TapePool[T]) StackRows(tp *Tape[T], n int, infer bool, f func(tp *Tape[T], i int) *Var[T]) *Var[T] {
+	if infer {
+		return tp.Const(p.Rows(n, f))
+	}
+	rows := make([]*Var[T], n)
+	for i := range rows {
+		rows[i] = f(tp, i)
+	}
+	return tp.Stack(rows...)
 }
 
 // Rows computes n vectors of one length, f(tp, i) for i in [0, n), and

@@ -32,7 +32,6 @@ func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
 	fs.BoolVar(&d.normalizeNumbers, "normalize-numbers", false, "replace numbers by <num> (TrecQA TRAIN-ALL's convention)")
 }
 
-// load reads the split and returns all its questions and those of the subset.
 // describe names the data read, for reports: "wikiqa test", or the file of
 // a jsonl or tsv dataset, which has no splits.
 func (d *datasetFlags) describe() string {
@@ -42,6 +41,7 @@ func (d *datasetFlags) describe() string {
 	return d.name + " " + d.split
 }
 
+// load reads the split and returns all its questions and those of the subset.
 func (d *datasetFlags) load() (all, kept []dataset.Question, sub dataset.Subset, err error) {
 	if d.name == "" {
 		return nil, nil, "", fmt.Errorf("--dataset is required (one of %s)", strings.Join(catalog.Names, ", "))

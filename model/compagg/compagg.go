@@ -330,23 +330,17 @@ func (m *Model) cluster(tp *nn.Tape[float32], x *nn.Var[float32]) *nn.Var[float3
 }
 
 // forward computes the scores [n] of q's candidates on tp; infer spreads
-// the candidates over the cores (training already runs one question per
-// core).
+// the candidates over the cores (see nn.TapePool.StackRows).
 func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32] {
 	h := m.hyper
 	qs := newSentence(q.Text)
 	qBar := m.context(tp, m.words(tp, qs.toks))
 	cands := make([]sentence, len(q.Candidates))
-	tokenize := func(lo, hi int) {
+	nn.Parallel(len(cands), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cands[i] = newSentence(q.Candidates[i].Text)
 		}
-	}
-	if infer {
-		nn.Parallel(len(cands), tokenize)
-	} else {
-		tokenize(0, len(cands))
-	}
+	})
 	// The candidates' context representations in one pass: the projections
 	// are one GEMM over all of the question's candidate words.
 	encoded := make([]*nn.Var[float32], len(q.Candidates))
@@ -387,16 +381,7 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		}
 		return r
 	}
-	var x *nn.Var[float32]
-	if infer {
-		x = tp.Const(m.tapes.Rows(len(cands), pair))
-	} else {
-		pairs := make([]*nn.Var[float32], len(cands))
-		for i := range cands {
-			pairs[i] = pair(tp, i)
-		}
-		x = tp.Stack(pairs...)
-	}
+	x := m.tapes.StackRows(tp, len(cands), infer, pair)
 	if h.Dropout > 0 {
 		x = tp.Dropout(x, h.Dropout)
 	}

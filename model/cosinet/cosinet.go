@@ -244,17 +244,12 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 	qs := m.sentence(q.Text)
 	cands := make([]sentence, len(q.Candidates))
 	cIDs := make([][]int, len(q.Candidates))
-	tokenize := func(lo, hi int) {
+	nn.Parallel(len(cands), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cands[i] = m.sentence(q.Candidates[i].Text)
 			cIDs[i] = cands[i].ids
 		}
-	}
-	if infer {
-		nn.Parallel(len(cands), tokenize)
-	} else { // training already runs one question per core
-		tokenize(0, len(cands))
-	}
+	})
 	// Each side's words are projected once per question: the question's
 	// convolution over its embeddings is the same for every candidate, and
 	// the candidates, sentences of one document, share many words.
@@ -286,18 +281,9 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		}
 		return tp.Concat(parts...)
 	}
-	var x *nn.Var[float32]
-	if infer {
-		// The candidates are independent up to the RNN: spread them over
-		// the cores.
-		x = tp.Const(m.tapes.Rows(len(cands), pair))
-	} else {
-		pairs := make([]*nn.Var[float32], len(cands))
-		for i := range cands {
-			pairs[i] = pair(tp, i)
-		}
-		x = tp.Stack(pairs...)
-	}
+	// The candidates are independent up to the RNN: inference spreads them
+	// over the cores.
+	x := m.tapes.StackRows(tp, len(cands), infer, pair)
 	if m.hyper.Dropout > 0 {
 		x = tp.Dropout(x, m.hyper.Dropout)
 	}
