@@ -1,13 +1,16 @@
 package model
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/text"
+	"github.com/as2/as2/train"
 )
 
 // The neural architectures (cosinet, compagg) store their files alike:
@@ -17,6 +20,41 @@ import (
 
 // embeddingsName is the tensor holding the static word vectors.
 const embeddingsName = "embeddings"
+
+// Network gives a neural ranker its Score (rank.Ranker) and Loss
+// (train.Model) from its forward pass, which computes the scores [n] of q's
+// candidates on tp; infer is set when scoring: no gradients, and the
+// candidates may be spread over the cores with Tapes().StackRows.
+// Architectures embed the *Network that NewNetwork returns.
+type Network struct {
+	forward func(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32]
+	tapes   nn.TapePool[float32]
+}
+
+// NewNetwork returns the Network of a forward pass.
+func NewNetwork(forward func(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32]) *Network {
+	return &Network{forward: forward}
+}
+
+// Tapes is the pool of inference tapes that Score uses.
+func (n *Network) Tapes() *nn.TapePool[float32] { return &n.tapes }
+
+// Score implements rank.Ranker.
+func (n *Network) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(q.Candidates) == 0 {
+		return nil, nil
+	}
+	return n.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return n.forward(tp, q, true) }), nil
+}
+
+// Loss implements train.Model: the pointwise or listwise objective on the
+// training forward pass.
+func (n *Network) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
+	return train.Objective(tp, n.forward(tp, q, false), q, listwise), nil
+}
 
 // TrainingRecord is the description of how a model was trained that its
 // file keeps in Config.Training. Neural architectures embed it.

@@ -1,7 +1,6 @@
 package compagg
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -167,11 +166,11 @@ type Model struct {
 
 	// Latent clustering, and the shifts that concatenating the cluster
 	// vector to each side's comparison vectors adds to its pooled filters.
-	clusters     *nn.LatentClusters[float32]
-	lcToA, lcToQ *nn.Linear[float32]
-	rnn          nn.SeqLayer[float32]
-	out          *nn.Linear[float32]
-	tapes        nn.TapePool[float32]
+	clusters       *nn.LatentClusters[float32]
+	lcToA, lcToQ   *nn.Linear[float32]
+	rnn            nn.SeqLayer[float32]
+	out            *nn.Linear[float32]
+	*model.Network // Score and Loss
 }
 
 // New creates an untrained model over vecs, initialised from seed.
@@ -193,6 +192,7 @@ func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{hyper: h, vecs: vecs, enc: enc, ps: nn.NewParams[float32]()}
+	m.Network = model.NewNetwork(m.forward)
 	rng := nn.NewRNG(seed)
 	d, l := enc.Dim(), h.Hidden
 	m.gate = nn.NewLinear(m.ps, "context.gate", d, l, true, rng)
@@ -381,7 +381,7 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		}
 		return r
 	}
-	x := m.tapes.StackRows(tp, len(cands), infer, pair)
+	x := m.Tapes().StackRows(tp, len(cands), infer, pair)
 	if h.Dropout > 0 {
 		x = tp.Dropout(x, h.Dropout)
 	}
@@ -389,22 +389,6 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		x = m.rnn.Forward(tp, x)
 	}
 	return tp.Reshape(m.out.Forward(tp, x), len(q.Candidates))
-}
-
-// Score implements rank.Ranker.
-func (m *Model) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if len(q.Candidates) == 0 {
-		return nil, nil
-	}
-	return m.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.forward(tp, q, true) }), nil
-}
-
-// Loss implements train.Model.
-func (m *Model) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
-	return train.Objective(tp, m.forward(tp, q, false), q, listwise), nil
 }
 
 // Config implements model.Model.

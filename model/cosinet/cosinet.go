@@ -1,7 +1,6 @@
 package cosinet
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,7 +13,6 @@ import (
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/text"
-	"github.com/as2/as2/train"
 )
 
 // Architecture is the name under which Cosinet models are registered.
@@ -85,8 +83,8 @@ type Model struct {
 	rnn          nn.SeqLayer[float32]
 	out          *nn.Linear[float32]
 	model.TrainingRecord
+	*model.Network // Score and Loss
 
-	tapes nn.TapePool[float32]
 	// Inference caches of word projections, one per side, dropped when the
 	// parameters change.
 	cacheQ, cacheC atomic.Pointer[nn.ProjectionCache[float32]]
@@ -122,6 +120,7 @@ func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
 		return nil, fmt.Errorf("cosinet needs word embeddings")
 	}
 	m := &Model{hyper: h, vecs: vecs, ps: nn.NewParams[float32]()}
+	m.Network = model.NewNetwork(m.forward)
 	m.table = nn.FromSlice(vecs.Data, vecs.Len(), vecs.Dim)
 	m.unit = vecs.Normalized()
 	rng := nn.NewRNG(seed)
@@ -283,7 +282,7 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 	}
 	// The candidates are independent up to the RNN: inference spreads them
 	// over the cores.
-	x := m.tapes.StackRows(tp, len(cands), infer, pair)
+	x := m.Tapes().StackRows(tp, len(cands), infer, pair)
 	if m.hyper.Dropout > 0 {
 		x = tp.Dropout(x, m.hyper.Dropout)
 	}
@@ -344,22 +343,6 @@ func overlap(terms map[string]float64, c sentence) (plain, weighted float32) {
 		weighted = float32(w / total)
 	}
 	return plain, weighted
-}
-
-// Score implements rank.Ranker.
-func (m *Model) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if len(q.Candidates) == 0 {
-		return nil, nil
-	}
-	return m.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.forward(tp, q, true) }), nil
-}
-
-// Loss implements train.Model.
-func (m *Model) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
-	return train.Objective(tp, m.forward(tp, q, false), q, listwise), nil
 }
 
 // Config implements model.Model.
