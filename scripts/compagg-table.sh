@@ -33,7 +33,8 @@ if [ "$dataset" = trecqa ]; then
 fi
 
 # pretrain NAME "ROW|ROW" FLAGS... prints the pre-trained model's path,
-# training it first if it is missing and one of the rows using it is to run.
+# training it first if it is missing and one of the rows using it is to run
+# (never with REPORT, which trains nothing).
 pretrain() {
   local out="$pre/$1.as2" rows=$2
   shift 2
@@ -44,7 +45,7 @@ pretrain() {
       want=1
     fi
   done
-  if [ ! -f "$out" ] && [ -n "$want" ]; then
+  if [ ! -f "$out" ] && [ -n "$want" ] && [ -z "${REPORT:-}" ]; then
     mkdir -p "$pre"
     echo "pre-training $out on SQuAD-sent..." >&2
     "$as2" train --model compclip --dataset squad --train-split dev --dev-split none --epochs 2 --seed 1 --quiet "$@" --out "$out" >&2
