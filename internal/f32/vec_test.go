@@ -15,7 +15,14 @@ func TestVectorKernels(t *testing.T) {
 		for i := range a {
 			a[i], b[i], y[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())
 		}
-		if n > 5 {
+		wantDot := float32(0)
+		for i := range a {
+			wantDot += a[i] * b[i]
+		}
+		if d, ok := Dot(a, b); ok && math.Abs(float64(d-wantDot)) > 1e-5*float64(n+1) {
+			t.Fatalf("n=%d: Dot %v, want %v", n, d, wantDot)
+		}
+		if n > 5 { // NaNs for the element-wise kernels
 			a[n/2], b[n/3] = float32(math.NaN()), float32(math.NaN())
 		}
 		sum := make([]float32, n)
@@ -27,19 +34,6 @@ func TestVectorKernels(t *testing.T) {
 			for i := range ax {
 				ax[i] += 0.5 * a[i]
 			}
-		}
-		if n > 5 {
-			a[n/2], b[n/3] = 1, 2 // no NaN for Dot
-		}
-		wantDot := float32(0)
-		for i := range a {
-			wantDot += a[i] * b[i]
-		}
-		if d, ok := Dot(a, b); ok && math.Abs(float64(d-wantDot)) > 1e-5*float64(n+1) {
-			t.Fatalf("n=%d: Dot %v, want %v", n, d, wantDot)
-		}
-		if n > 5 {
-			a[n/2], b[n/3] = float32(math.NaN()), float32(math.NaN())
 		}
 		for i := 0; i < n; i++ {
 			wantMax := a[i]
