@@ -3,6 +3,7 @@ package embed
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -150,7 +151,7 @@ func TestRelatednessMissing(t *testing.T) {
 	for _, c := range cases {
 		for _, f := range []func(q, c [][]float32) ([]float32, []float32){Relatedness, RelatednessUnit} {
 			rq, rc := f(c.q, c.c)
-			if !valuesEqual(rq, c.rq) || !valuesEqual(rc, c.rc) {
+			if !slices.Equal(rq, c.rq) || !slices.Equal(rc, c.rc) {
 				t.Errorf("Relatedness(%v, %v) = %v, %v, want %v, %v", c.q, c.c, rq, rc, c.rq, c.rc)
 			}
 		}
@@ -194,16 +195,4 @@ func BenchmarkRelatedness(b *testing.B) {
 			RelatednessUnit(q, c)
 		}
 	})
-}
-
-func valuesEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -11,7 +11,7 @@ import (
 // any number of ops.
 
 func mustSameShape[T Float](op string, a, b *Var[T]) {
-	if !sameShape(a.Value.Shape, b.Value.Shape) {
+	if !slices.Equal(a.Value.Shape, b.Value.Shape) {
 		panic(fmt.Sprintf("nn: %s: shapes %v and %v differ", op, a.Value.Shape, b.Value.Shape))
 	}
 }

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -81,7 +82,7 @@ func (ps *Params[T]) Count() int {
 func CopyParams[D, S Float](dst *Params[D], src *Params[S]) error {
 	for _, p := range dst.list {
 		q := src.Get(p.Name)
-		if q == nil || !sameShape(p.Value.Shape, q.Value.Shape) {
+		if q == nil || !slices.Equal(p.Value.Shape, q.Value.Shape) {
 			return fmt.Errorf("nn: CopyParams: no parameter %s of shape %v in source", p.Name, p.Value.Shape)
 		}
 		for i, v := range q.Value.Data {

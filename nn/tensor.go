@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -100,19 +101,7 @@ func (t *Tensor[T]) Fill(v T) {
 }
 
 // SameShape reports whether t and u have identical shapes.
-func (t *Tensor[T]) SameShape(u *Tensor[T]) bool { return sameShape(t.Shape, u.Shape) }
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func (t *Tensor[T]) SameShape(u *Tensor[T]) bool { return slices.Equal(t.Shape, u.Shape) }
 
 func (t *Tensor[T]) String() string {
 	return fmt.Sprintf("Tensor%v%v", t.Shape, t.Data)

@@ -45,3 +45,13 @@ func AnsweredMAPMRR(t testing.TB, r rank.Ranker, qs []dataset.Question) (mapv, m
 	}
 	return rep.Result.Mean["map"], rep.Result.Mean["mrr"], rep.Questions
 }
+
+// Pairs counts the question-candidate pairs of qs, the unit benchmarks
+// report throughput in.
+func Pairs(qs []dataset.Question) int {
+	n := 0
+	for _, q := range qs {
+		n += len(q.Candidates)
+	}
+	return n
+}

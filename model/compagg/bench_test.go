@@ -15,10 +15,7 @@ import (
 func BenchmarkTrainEpoch(b *testing.B) {
 	qs, vecs := benchdata.WikiQA(b, "train")
 	qs = dataset.Filter(qs, dataset.Answered)[:200]
-	pairs := 0
-	for _, q := range qs {
-		pairs += len(q.Candidates)
-	}
+	pairs := benchdata.Pairs(qs)
 	for _, variant := range []string{CA, CompClip} {
 		b.Run(variant, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -14,10 +14,7 @@ import (
 func BenchmarkTrainEpoch(b *testing.B) {
 	qs, vecs := benchdata.WikiQA(b, "train")
 	qs = dataset.Filter(qs, dataset.Filtered)[:200]
-	pairs := 0
-	for _, q := range qs {
-		pairs += len(q.Candidates)
-	}
+	pairs := benchdata.Pairs(qs)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m, _ := New(RecipeHyper(), vecs, 1)
