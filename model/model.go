@@ -1,12 +1,3 @@
-// Package model stores trained rankers. A model file is one safetensors
-// file (package safetensors): the weights as float32 tensors, and in its
-// metadata, under the key "as2", a JSON Config naming the architecture, its
-// hyperparameters, the tokenizer and embeddings it was trained with, and the
-// as2 version and file-format version that wrote it.
-//
-// Architectures (package model/cosinet, ...) register a decoder with
-// Register; Read looks the architecture up, checks compatibility, and
-// returns a Model, which is a rank.Ranker. Files are written atomically.
 package model
 
 import (
@@ -16,23 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/google/renameio/v2"
 
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/rank"
-	"github.com/as2/as2/text"
+	"github.com/as2/as2/version"
 )
 
 // FormatVersion is the model-file format this build writes and the newest
 // it reads. Bump it when a change makes old readers misread new files.
-const FormatVersion = 1
-
-// Version is the as2 version recorded in the files this build writes.
-var Version = "0.1.0-dev"
+// Format 2 records the encoder generally (Config.Encoder); format 1 files,
+// whose static vectors were described by top-level fields, are converted
+// on reading.
+const FormatVersion = 2
 
 // MetadataKey is the safetensors metadata key holding the JSON Config.
 const MetadataKey = "as2"
@@ -42,23 +31,18 @@ type Config struct {
 	Format       int             `json:"format"`          // FormatVersion of the writer
 	AS2Version   string          `json:"as2_version"`     // as2 release that wrote the file
 	Architecture string          `json:"architecture"`    // e.g. "cosinet"
-	Tokenizer    string          `json:"tokenizer"`       // e.g. text.TokenizerID
-	Embeddings   string          `json:"embeddings"`      // identity of the word vectors
+	Encoder      encoder.Spec    `json:"encoder"`         // tokenizer and token states
 	Params       int             `json:"params"`          // trainable parameters
 	Hyper        json.RawMessage `json:"hyperparameters"` // architecture-specific
 	Training     json.RawMessage `json:"training,omitempty"`
-	// Vocabulary lists the words of the embeddings tensor, if the model
-	// stores one, row by row.
-	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
-// CheckTokenizer reports whether the model was trained with this as2's
-// tokenizer.
-func (c Config) CheckTokenizer() error {
-	if c.Tokenizer != text.TokenizerID {
-		return fmt.Errorf("trained with tokenizer %q; this as2 has %q", c.Tokenizer, text.TokenizerID)
-	}
-	return nil
+// configV1 holds the fields by which format 1 described its static word
+// vectors, before the encoder had a spec of its own.
+type configV1 struct {
+	Tokenizer  string   `json:"tokenizer"`
+	Embeddings string   `json:"embeddings"`
+	Vocabulary []string `json:"vocabulary"`
 }
 
 // Model is a trained ranker that can be saved.
@@ -71,42 +55,11 @@ type Model interface {
 	Tensors() []safetensors.Tensor
 }
 
-// Decoder rebuilds a model of one architecture from its file.
-type Decoder func(cfg Config, tensors []safetensors.Tensor) (Model, error)
-
-var (
-	mu       sync.RWMutex
-	decoders = map[string]Decoder{}
-)
-
-// Register makes an architecture readable. It panics on a duplicate name,
-// a programming error.
-func Register(arch string, d Decoder) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := decoders[arch]; dup {
-		panic("model: architecture " + arch + " registered twice")
-	}
-	decoders[arch] = d
-}
-
-// Architectures lists the registered architectures.
-func Architectures() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	var out []string
-	for a := range decoders {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Write writes m to w.
 func Write(w io.Writer, m Model) error {
 	cfg := m.Config()
 	cfg.Format = FormatVersion
-	cfg.AS2Version = Version
+	cfg.AS2Version = version.String()
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -124,25 +77,38 @@ func Read(r io.Reader) (Model, error) {
 	if !ok {
 		return nil, errors.New("not an as2 model: the safetensors metadata has no \"as2\" configuration")
 	}
-	var cfg Config
-	dec := json.NewDecoder(strings.NewReader(js))
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("model configuration: %w", err)
+	cfg, err := parseConfig(js)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Format < 1 || cfg.Format > FormatVersion {
-		return nil, fmt.Errorf("model file format %d was written by as2 %s; this as2 (%s) reads formats 1 to %d: upgrade as2", cfg.Format, cfg.AS2Version, Version, FormatVersion)
+	a, err := Lookup(cfg.Architecture)
+	if err != nil {
+		return nil, fmt.Errorf("model %w", err)
 	}
-	mu.RLock()
-	d, ok := decoders[cfg.Architecture]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("model architecture %q is unknown to this as2 (it knows %s)", cfg.Architecture, strings.Join(Architectures(), ", "))
-	}
-	m, err := d(cfg, tensors)
+	m, err := a.decode(cfg, tensors)
 	if err != nil {
 		return nil, fmt.Errorf("%s model: %w", cfg.Architecture, err)
 	}
 	return m, nil
+}
+
+// parseConfig reads a file's configuration, converting format 1.
+func parseConfig(js string) (Config, error) {
+	var cfg Config
+	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+		return cfg, fmt.Errorf("model configuration: %w", err)
+	}
+	if cfg.Format < 1 || cfg.Format > FormatVersion {
+		return cfg, fmt.Errorf("model file format %d was written by as2 %s; this as2 (%s) reads formats 1 to %d: upgrade as2", cfg.Format, cfg.AS2Version, version.String(), FormatVersion)
+	}
+	if cfg.Format == 1 {
+		var v1 configV1
+		if err := json.Unmarshal([]byte(js), &v1); err != nil {
+			return cfg, fmt.Errorf("model configuration (format 1): %w", err)
+		}
+		cfg.Encoder = encoder.Spec{Kind: encoder.StaticKind, Tokenizer: v1.Tokenizer, Identity: v1.Embeddings, Vocabulary: v1.Vocabulary}
+	}
+	return cfg, nil
 }
 
 // Save writes m to path atomically: the file appears whole or not at all.

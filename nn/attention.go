@@ -3,11 +3,9 @@ package nn
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
-// Building blocks for similarity features, attention (compare-aggregate,
-// transformers) and normalisation.
+// Building blocks for similarity features, attention and normalisation.
 
 // normEps keeps RowNormalize finite for all-zero rows (e.g. unknown words).
 const normEps = 1e-12
@@ -108,9 +106,8 @@ func (tp *Tape[T]) Transpose(x *Var[T]) *Var[T] {
 
 // Attention is dot-product attention softmax(scale·Q·Kᵀ)·V for q [Tq, D],
 // k [Tk, D], v [Tk, Dv]: row i of the result [Tq, Dv] is the mix of V's rows
-// that query i attends to. scale 0 means 1/√D (Vaswani et al. 2017); the
-// compare-aggregate model (Wang & Jiang 2017) uses scale 1 after projecting
-// Q. It also returns the attention weights [Tq, Tk]. Composed from MatMulT,
+// that query i attends to. scale 0 means 1/√D (Vaswani et al. 2017); scale 1
+// suits queries that a learned projection already scaled. It also returns the attention weights [Tq, Tk]. Composed from MatMulT,
 // Scale, Softmax and MatMul, so its gradient is theirs.
 func (tp *Tape[T]) Attention(q, k, v *Var[T], scale float64) (out, weights *Var[T]) {
 	if scale == 0 {
@@ -213,40 +210,4 @@ func NewLayerNorm[T Float](ps *Params[T], name string, n int) *LayerNormLayer[T]
 // Forward normalises the rows of x.
 func (l *LayerNormLayer[T]) Forward(tp *Tape[T], x *Var[T]) *Var[T] {
 	return tp.LayerNorm(x, tp.Param(l.Gain), tp.Param(l.Bias), l.Eps)
-}
-
-// ClipAttention is the soft alignment of the compare-aggregate models
-// (Wang & Jiang 2017; Comp-Clip paper, equation 2): every row of a [Ta, D]
-// scores the rows of b [Tb, D] through their keys [Tb, D] (typically W·b +
-// bias), the scores are normalised by ClipSoftmax(k, threshold) (dynamic-
-// clip attention; plain softmax when both are zero), and the row gets the
-// matching mix of b's rows, giving [Ta, D].
-func (tp *Tape[T]) ClipAttention(a, b, keys *Var[T], k int, threshold float64) *Var[T] {
-	return tp.MatMul(tp.ClipSoftmax(tp.MatMulT(a, keys), k, threshold), b)
-}
-
-// LatentClusters is the latent clustering of Yoon et al. (2019, equation
-// 5): N latent memory vectors M [N, Out]; a sentence representation s [In]
-// is compared with each, p = sᵀ·W·Mᵀ, the K largest similarities are
-// softmax-normalised (k-max pooling, then softmax) and the result is the
-// memories' weighted sum [Out].
-type LatentClusters[T Float] struct {
-	W, Memory *Param[T]
-	K         int
-}
-
-// NewLatentClusters creates n Glorot-initialised memories of size out for
-// inputs of size in, mixing the k most similar.
-func NewLatentClusters[T Float](ps *Params[T], name string, in, out, n, k int, rng *rand.Rand) *LatentClusters[T] {
-	l := &LatentClusters[T]{W: ps.New(name+".weight", in, out), Memory: ps.New(name+".memory", n, out), K: k}
-	GlorotUniform(l.W.Value, in, out, rng)
-	GlorotUniform(l.Memory.Value, out, n, rng)
-	return l
-}
-
-// Forward maps the sentence representation s [In] to its cluster vector [Out].
-func (l *LatentClusters[T]) Forward(tp *Tape[T], s *Var[T]) *Var[T] {
-	mem := tp.Param(l.Memory)
-	p := tp.MatMulT(tp.MatMul(s, tp.Param(l.W)), mem)
-	return tp.MatMul(tp.ClipSoftmax(p, l.K, 0), mem)
 }

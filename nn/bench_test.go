@@ -3,9 +3,13 @@ package nn
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/as2/as2/internal/f32"
 )
 
 // cpuTime is the CPU time used by this process (all threads). The machine
@@ -41,7 +45,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestBLASName(t *testing.T) { t.Log(BLASName()) }
+// TestBLASName checks that the backend is named as the build and the CPU
+// select it.
+func TestBLASName(t *testing.T) {
+	name := BLASName()
+	if !regexp.MustCompile(`^(pure Go, (AVX2/FMA kernels|gonum)|openblas \S+)$`).MatchString(name) {
+		t.Fatalf("BLASName() = %q", name)
+	}
+	if strings.HasPrefix(name, "pure Go") && f32.HasAVX2FMA != strings.Contains(name, "AVX2") {
+		t.Fatalf("BLASName() = %q, but AVX2/FMA kernels: %v", name, f32.HasAVX2FMA)
+	}
+}
 
 func randSeq32(steps, d int, seed uint64) *Tensor[float32] {
 	x := NewTensor[float32](steps, d)
@@ -49,7 +63,7 @@ func randSeq32(steps, d int, seed uint64) *Tensor[float32] {
 	return x
 }
 
-// One candidate's convolution as in Cosinet: 25 tokens of 104 features,
+// One sentence's convolution at the sizes of a CNN sentence encoder: 25 tokens of 104 features,
 // kernel 5, 300 filters, max pool, ReLU, then backward. With "maxpool" the
 // weight gradient uses the sparse path; "dense" (no pool) the full GEMMs.
 func BenchmarkConv1dForwardBackward(b *testing.B) {
@@ -85,7 +99,7 @@ func BenchmarkBiRNN(b *testing.B) {
 	})
 }
 
-// The GEMM shapes that dominate Cosinet, float32.
+// The GEMM shapes that dominate a CNN sentence encoder, float32.
 func BenchmarkGemm(b *testing.B) {
 	for _, s := range []struct {
 		name    string
@@ -126,9 +140,9 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
-// cosinetBatch builds one WikiQA-sized question: 7 question tokens, 10
+// questionBatch builds one WikiQA-sized question: 7 question tokens, 10
 // candidates of 25 tokens, 104 features (100-d GloVe + 4 relatedness).
-func cosinetBatch() (*Tensor[float32], []*Tensor[float32], []float32) {
+func questionBatch() (*Tensor[float32], []*Tensor[float32], []float32) {
 	q := randSeq32(7, 104, 1)
 	var cs []*Tensor[float32]
 	for i := 0; i < 10; i++ {
@@ -139,15 +153,15 @@ func cosinetBatch() (*Tensor[float32], []*Tensor[float32], []float32) {
 	return q, cs, gold
 }
 
-// Cosinet training (Bonadiman & Moschitti 2020 sizes: 300 filters of width
+// Training the test network at the sizes of a CNN answer ranker (300 filters of width
 // 5, BiRNN of 300 per direction, listwise KL loss): 8 questions of 10 pairs
 // per optimiser step, spread over Workers. Reports training pairs/s.
-func BenchmarkCosinetTrain(b *testing.B) {
+func BenchmarkConvNetTrain(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			ps := NewParams[float32]()
-			m := newCosinet(ps, 104, 300, 300, NewRNG(1))
-			q, cs, gold := cosinetBatch()
+			m := newConvNet(ps, 104, 300, 300, NewRNG(1))
+			q, cs, gold := questionBatch()
 			w := NewWorkers(ps, workers, 0)
 			opt := NewAdam(ps)
 			const questions = 8
@@ -169,10 +183,10 @@ func BenchmarkCosinetTrain(b *testing.B) {
 
 // Inference throughput of the same model (evaluation mode: no backward
 // closures are recorded), 2 workers.
-func BenchmarkCosinetInfer(b *testing.B) {
+func BenchmarkConvNetInfer(b *testing.B) {
 	ps := NewParams[float32]()
-	m := newCosinet(ps, 104, 300, 300, NewRNG(1))
-	q, cs, _ := cosinetBatch()
+	m := newConvNet(ps, 104, 300, 300, NewRNG(1))
+	q, cs, _ := questionBatch()
 	w := NewWorkers(ps, 2, 0)
 	w.SetTrain(false)
 	const questions = 16
@@ -187,10 +201,10 @@ func BenchmarkCosinetInfer(b *testing.B) {
 	})
 }
 
-// Adam over the Cosinet parameters (~0.73M).
+// Adam over the test network's parameters (~0.73M).
 func BenchmarkAdamStep(b *testing.B) {
 	ps := NewParams[float32]()
-	newCosinet(ps, 104, 300, 300, NewRNG(1))
+	newConvNet(ps, 104, 300, 300, NewRNG(1))
 	g := ps.NewGrads()
 	opt := NewAdam(ps)
 	loop(b, 0, "", func() { opt.Step(g, 1e-3) })

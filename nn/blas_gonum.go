@@ -24,8 +24,14 @@ func dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 	blas64.Implementation().Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// BLASName describes the matrix-multiply backend, for reports.
-func BLASName() string { return "gonum (pure Go)" }
+// BLASName describes the matrix-multiply backend, for reports: as2's AVX2
+// kernels do the float32 work where the CPU has them, gonum's elsewhere.
+func BLASName() string {
+	if f32.HasAVX2FMA {
+		return "pure Go, AVX2/FMA kernels"
+	}
+	return "pure Go, gonum"
+}
 
 // EnsureBLASEnv prepares the environment the BLAS backend needs before any
 // work starts. The pure-Go backend needs nothing; see the openblas build.

@@ -68,7 +68,7 @@
 // OpenBLAS to one thread at start-up unless OPENBLAS_NUM_THREADS is set: we
 // parallelise across questions ourselves, and OpenBLAS threads would only
 // contend for the same cores. BLASName reports the backend and the kernel
-// family actually in use ("gonum (pure Go)", "openblas skylakex"). In the
+// family actually in use ("pure Go, AVX2/FMA kernels", "openblas skylakex"). In the
 // default build EnsureBLASEnv does nothing.
 //
 // # Training

@@ -52,8 +52,7 @@ func (tp *Tape[T]) Softmax(x *Var[T]) *Var[T] {
 
 // ClipSoftmax is softmax restricted to part of each row: the rest of the
 // row gets weight zero and the kept entries are renormalised. It implements
-// the dynamic-clip attention of Bian et al. (2017), used by Comp-Clip
-// (section 3.1 of the Comp-Clip paper):
+// the dynamic-clip attention of Bian et al. (2017):
 //
 //   - k > 0 (k-max attention) keeps each row's k largest entries;
 //   - threshold > 0 (k-threshold attention) keeps the entries whose full

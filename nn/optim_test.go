@@ -130,7 +130,7 @@ func TestClipNormAndParallelSum(t *testing.T) {
 func TestWorkersMatchSerial(t *testing.T) {
 	rng := NewRNG(9)
 	ps := NewParams[float64]()
-	m := newCosinet(ps, 4, 6, 3, rng)
+	m := newConvNet(ps, 4, 6, 3, rng)
 	type item struct {
 		q    *Tensor[float64]
 		cs   []*Tensor[float64]
@@ -170,7 +170,7 @@ func TestWorkersMatchSerial(t *testing.T) {
 func TestParamsSerialisationHooks(t *testing.T) {
 	rng := NewRNG(1)
 	ps := NewParams[float32]()
-	newCosinet(ps, 4, 3, 2, rng)
+	newConvNet(ps, 4, 3, 2, rng)
 	var names []string
 	for _, p := range ps.All() {
 		names = append(names, p.Name)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 )
 
 // Param is a trainable tensor with a stable name (e.g. "conv_q.weight"),
@@ -213,20 +212,4 @@ type NonFiniteError struct {
 
 func (e *NonFiniteError) Error() string {
 	return fmt.Sprintf("nn: %s has %v at index %d", e.What, e.Value, e.Index)
-}
-
-// parallelFor runs fn over [0,n) in up to `workers` contiguous chunks.
-func parallelFor(n, workers int, fn func(lo, hi int)) {
-	if workers <= 1 || n < 2*workers {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() { defer wg.Done(); fn(lo, hi) }()
-	}
-	wg.Wait()
 }

@@ -274,8 +274,8 @@ func NewBiLSTM[T Float](ps *Params[T], name string, in, hidden int, rng *rand.Ra
 var RecurrentKinds = []string{"rnn", "birnn", "lstm", "bilstm", "gru", "bigru"}
 
 // NewRecurrent builds the recurrent layer called kind (one of
-// RecurrentKinds) over in-dimensional steps. hidden 0 takes the Cosinet
-// paper's sizes (section 5.2): the input size, and half of it per direction
+// RecurrentKinds) over in-dimensional steps. hidden 0 takes the
+// input size, and half of it per direction
 // for the bidirectional layers, which keeps their output the input's size.
 func NewRecurrent[T Float](kind string, ps *Params[T], name string, in, hidden int, rng *rand.Rand) (SeqLayer[T], error) {
 	bi := len(kind) > 2 && kind[:2] == "bi"

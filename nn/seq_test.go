@@ -1,13 +1,16 @@
-package nn
+package nn_test
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	. "github.com/as2/as2/nn"
+	"github.com/as2/as2/nn/nntest"
 )
 
 func TestGradSequenceOps(t *testing.T) {
-	conv := func(k, pad int, bias bool, pool string) func(*Params[float64], *rand.Rand) fwd64 {
-		return op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+	conv := func(k, pad int, bias bool, pool string) func(*Params[float64], *rand.Rand) nntest.Forward {
+		return nntest.Op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			var b *Var[float64]
 			if bias {
 				b = in[2]
@@ -22,26 +25,26 @@ func TestGradSequenceOps(t *testing.T) {
 			return y // dense path
 		})
 	}
-	runGradChecks(t, []gradCase{
-		{name: "Embedding", inputs: [][]int{{5, 3}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+	nntest.Run(t, []nntest.Case{
+		{Name: "Embedding", Inputs: [][]int{{5, 3}}, Build: nntest.Op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.Embedding(in[0], []int{2, 0, -1, 2})
 		})},
-		{name: "Conv1dSame", inputs: [][]int{{4, 3}, {5, 9}, {5}}, build: conv(3, 1, true, "")},
-		{name: "Conv1dValidNoBias", inputs: [][]int{{6, 2}, {4, 6}}, build: conv(3, 0, false, "")},
-		{name: "Conv1dFull", inputs: [][]int{{3, 2}, {4, 8}, {4}}, build: conv(4, 3, true, "")},
-		{name: "Conv1dLen1", inputs: [][]int{{1, 3}, {4, 15}, {4}}, build: conv(5, 2, true, "")},
-		{name: "Conv1dMaxPoolSparse", inputs: [][]int{{7, 3}, {6, 15}, {6}}, build: conv(5, 2, true, "max")},
-		{name: "Conv1dKMaxPool", inputs: [][]int{{5, 2}, {3, 6}, {3}}, build: conv(3, 1, true, "kmax")},
-		{name: "MaxPool", inputs: [][]int{{5, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+		{Name: "Conv1dSame", Inputs: [][]int{{4, 3}, {5, 9}, {5}}, Build: conv(3, 1, true, "")},
+		{Name: "Conv1dValidNoBias", Inputs: [][]int{{6, 2}, {4, 6}}, Build: conv(3, 0, false, "")},
+		{Name: "Conv1dFull", Inputs: [][]int{{3, 2}, {4, 8}, {4}}, Build: conv(4, 3, true, "")},
+		{Name: "Conv1dLen1", Inputs: [][]int{{1, 3}, {4, 15}, {4}}, Build: conv(5, 2, true, "")},
+		{Name: "Conv1dMaxPoolSparse", Inputs: [][]int{{7, 3}, {6, 15}, {6}}, Build: conv(5, 2, true, "max")},
+		{Name: "Conv1dKMaxPool", Inputs: [][]int{{5, 2}, {3, 6}, {3}}, Build: conv(3, 1, true, "kmax")},
+		{Name: "MaxPool", Inputs: [][]int{{5, 4}}, Build: nntest.Op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.MaxPool(in[0])
 		})},
-		{name: "MeanPool", inputs: [][]int{{5, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+		{Name: "MeanPool", Inputs: [][]int{{5, 4}}, Build: nntest.Op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.MeanPool(in[0])
 		})},
-		{name: "KMaxPool", inputs: [][]int{{6, 3}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+		{Name: "KMaxPool", Inputs: [][]int{{6, 3}}, Build: nntest.Op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.KMaxPool(in[0], 3)
 		})},
-		{name: "KMaxPoolShort", inputs: [][]int{{2, 3}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
+		{Name: "KMaxPoolShort", Inputs: [][]int{{2, 3}}, Build: nntest.Op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
 			return tp.KMaxPool(in[0], 3)
 		})},
 	})

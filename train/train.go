@@ -1,11 +1,11 @@
 // Package train fits the neural rankers: epochs over a training set's
 // questions with Adam and the slanted triangular learning rate of Howard &
-// Ruder (2018), as the Cosinet paper trains (section 5.2), listwise (softmax
-// over a question's candidates, KL divergence to the normalised gold labels;
-// section 4.2) or pointwise (binary cross-entropy per candidate), with the
-// questions of a batch spread over all cores, a dev-set evaluation after
-// every epoch, and a stop with a clear message when the loss stops being
-// finite.
+// Ruder (2018), as the Cosinet paper trains (section 5.2), under an
+// objective given as a value (model.Listwise, model.Pointwise, ...), with
+// the questions of a batch spread over all cores, a dev-set evaluation
+// after every epoch, and a stop with a clear message when the loss stops
+// being finite. Each training question is prepared (tokenised) once, not
+// once per epoch.
 package train
 
 import (
@@ -20,41 +20,38 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/metric"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
 )
 
-// Model is what Train fits: a ranker with parameters and a loss.
+// Model is what Train fits: a ranker with parameters and a loss over
+// prepared questions (model.Trainable has these methods).
 type Model interface {
 	rank.Ranker
 	// Params returns the trainable parameters.
 	Params() *nn.Params[float32]
-	// Loss records the loss of one question on tp: listwise (KL between
-	// the softmax of the scores and the normalised labels) or pointwise
-	// (mean binary cross-entropy over its candidates).
-	Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error)
+	// Prepare tokenises a question for Loss.
+	Prepare(q *dataset.Question) model.Input
+	// Loss records on tp the loss of one prepared question under obj.
+	Loss(tp *nn.Tape[float32], in model.Input, obj model.Objective) (*nn.Var[float32], error)
 	// ParamsChanged tells the model its parameters were updated, so that
 	// inference caches are dropped.
 	ParamsChanged()
 }
 
-// Options control Train.
+// Options control Train: the training settings (an architecture's
+// recommendation, or the user's), and how this run goes. With KeepBest,
+// training ends with the parameters of the epoch with the best dev MAP
+// (the first of equals), as the Comp-Clip paper trains (section 4.3).
 type Options struct {
-	Epochs   int     // passes over the training questions (paper: 3)
-	LR       float64 // peak learning rate (paper: 2e-3 pointwise, 2e-4 listwise)
-	Listwise bool
-	Batch    int     // questions per optimiser step
-	ClipNorm float64 // global gradient-norm clip; 0: none
-	Seed     uint64  // shuffling of the training questions
-	Workers  int     // goroutines computing gradients; 0: GOMAXPROCS
-	Dev      []dataset.Question
-	Progress func(Progress)
+	model.Training        // the objective (default: pointwise), epochs, learning rate, batch, clipping
+	Seed           uint64 // shuffling of the training questions
+	Workers        int    // goroutines computing gradients; 0: GOMAXPROCS
+	Dev            []dataset.Question
+	Progress       func(Progress)
 	// EpochEnd, if set, is called after each epoch's dev evaluation.
 	EpochEnd func(EpochResult)
-	// KeepBest ends training with the parameters of the epoch with the
-	// best dev MAP (the first of equals), not the last: early stopping
-	// chosen on dev, as the Comp-Clip paper trains (section 4.3).
-	KeepBest bool
 }
 
 // Progress reports training after each optimiser step.
@@ -79,7 +76,7 @@ type EpochResult struct {
 type Summary struct {
 	Params    int
 	Questions int // training questions used
-	Skipped   int // left out: listwise questions whose candidates are all positive or all negative
+	Skipped   int // left out: useless under the objective (listwise: all candidates positive, or all negative)
 	Pairs     int // candidate pairs seen, over all epochs
 	Epochs    []EpochResult
 	Kept      int           // with KeepBest, the epoch whose parameters were kept
@@ -89,21 +86,6 @@ type Summary struct {
 // ErrNotFinite is wrapped by the error Train returns when the loss or the
 // gradients stop being finite.
 var ErrNotFinite = errors.New("training diverged")
-
-// Usable reports whether q can teach anything under the objective: every
-// candidate labelled, and for listwise training at least one positive and
-// one negative candidate (otherwise the normalised gold distribution is
-// undefined or uniform).
-func Usable(q *dataset.Question, listwise bool) bool {
-	if len(q.Candidates) == 0 || !q.Labelled() {
-		return false
-	}
-	if !listwise {
-		return true
-	}
-	p := q.Positives()
-	return p > 0 && p < len(q.Candidates)
-}
 
 // Train fits m on the questions of train.
 func Train(ctx context.Context, m Model, train []dataset.Question, opts Options) (*Summary, error) {
@@ -122,11 +104,15 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	if opts.KeepBest && len(opts.Dev) == 0 {
 		return nil, errors.New("keeping the best epoch needs dev questions")
 	}
+	obj := opts.Objective
+	if obj == nil {
+		obj = model.Pointwise
+	}
 	sum := &Summary{Params: m.Params().Count()}
-	var qs []*dataset.Question
+	var qs []model.Input
 	for i := range train {
-		if Usable(&train[i], opts.Listwise) {
-			qs = append(qs, &train[i])
+		if obj.Usable(&train[i]) {
+			qs = append(qs, m.Prepare(&train[i]))
 		} else {
 			sum.Skipped++
 		}
@@ -157,9 +143,9 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 			batch := qs[b:min(b+opts.Batch, len(qs))]
 			errs := make([]error, len(batch)) // one slot per item: workers never share one
 			loss, grads := workers.Run(len(batch), func(tp *nn.Tape[float32], i int) float64 {
-				l, err := m.Loss(tp, batch[i], opts.Listwise)
+				l, err := m.Loss(tp, batch[i], obj)
 				if err != nil {
-					errs[i] = fmt.Errorf("question %q: %w", batch[i].ID, err)
+					errs[i] = fmt.Errorf("question %q: %w", batch[i].Question().ID, err)
 					return 0
 				}
 				tp.Backward(l)
@@ -183,8 +169,8 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 			opt.Step(grads, sched.At(step-1))
 			m.ParamsChanged()
 			epochLoss += loss
-			for _, q := range batch {
-				sum.Pairs += len(q.Candidates)
+			for _, in := range batch {
+				sum.Pairs += len(in.Question().Candidates)
 			}
 			if opts.Progress != nil {
 				opts.Progress(Progress{Epoch: epoch, Step: step, Steps: total, Loss: loss / float64(len(batch)), Pairs: sum.Pairs, Elapsed: time.Since(start) - evalTime})
@@ -232,20 +218,38 @@ func snapshot(ps *nn.Params[float32], dst [][]float32) [][]float32 {
 	return dst
 }
 
-// Objective records on tp the loss of one question's candidate scores
-// [n]: listwise, the KL divergence between the softmax of the scores and
-// the normalised gold labels (Cosinet paper, section 4.2; Comp-Clip paper,
-// equation 7); pointwise, the mean binary cross-entropy of the scores as
-// logits (Comp-Clip paper, equation 8).
-func Objective(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question, listwise bool) *nn.Var[float32] {
-	labels := make([]float32, len(q.Candidates))
-	for i, c := range q.Candidates {
-		if c.Label == dataset.Positive {
-			labels[i] = 1
-		}
+// Record is how a model was trained, as its file keeps it
+// (model.TrainingRecord).
+type Record struct {
+	Dataset     string        `json:"dataset"`
+	Split       string        `json:"split"`
+	Init        string        `json:"init,omitempty"`
+	Objective   string        `json:"objective"`
+	Listwise    bool          `json:"listwise"` // objective is listwise (files before objectives had names)
+	Epochs      int           `json:"epochs"`
+	Batch       int           `json:"batch"`
+	LR          float64       `json:"lr"`
+	Clip        float64       `json:"clip_norm,omitempty"`
+	KeptEpoch   int           `json:"kept_epoch,omitempty"`
+	Seed        uint64        `json:"seed"`
+	Questions   int           `json:"questions"`
+	Skipped     int           `json:"skipped"`
+	Pairs       int           `json:"pairs"`
+	WallSeconds float64       `json:"wall_seconds"`
+	BLAS        string        `json:"blas"`
+	Epoch       []EpochResult `json:"epochs_log"`
+}
+
+// NewRecord describes a run of Train with opts that gave sum, on the
+// named data (init: the model file training started from, if any).
+func NewRecord(dataset, split, init string, opts Options, sum *Summary) Record {
+	obj := opts.Objective
+	if obj == nil {
+		obj = model.Pointwise
 	}
-	if listwise {
-		return tp.KLDiv(scores, labels)
+	return Record{
+		Dataset: dataset, Split: split, Init: init, Objective: obj.Name(), Listwise: obj == model.Listwise,
+		Epochs: opts.Epochs, Batch: opts.Batch, LR: opts.LR, Clip: opts.ClipNorm, KeptEpoch: sum.Kept, Seed: opts.Seed,
+		Questions: sum.Questions, Skipped: sum.Skipped, Pairs: sum.Pairs, WallSeconds: sum.Wall.Seconds(), BLAS: nn.BLASName(), Epoch: sum.Epochs,
 	}
-	return tp.BCEWithLogits(scores, labels)
 }

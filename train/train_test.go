@@ -9,17 +9,19 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 )
 
 // linear scores a candidate by w·x, x being a fixed feature vector per
 // candidate text; it can learn which feature marks the answer.
 type linear struct {
-	ps      *nn.Params[float32]
-	w       *nn.Param[float32]
-	nanFrom int // Loss returns NaN from this call on (0: never)
-	calls   int
-	changed int
+	ps       *nn.Params[float32]
+	w        *nn.Param[float32]
+	nanFrom  int // Loss returns NaN from this call on (0: never)
+	calls    int
+	changed  int
+	prepared int
 }
 
 func newLinear() *linear {
@@ -55,20 +57,20 @@ func (l *linear) Score(_ context.Context, q *dataset.Question) ([]float64, error
 	return out, nil
 }
 
-func (l *linear) Loss(tp *nn.Tape[float32], q *dataset.Question, listwise bool) (*nn.Var[float32], error) {
+type input struct{ q *dataset.Question }
+
+func (in input) Question() *dataset.Question { return in.q }
+
+func (l *linear) Prepare(q *dataset.Question) model.Input { l.prepared++; return input{q} }
+
+func (l *linear) Loss(tp *nn.Tape[float32], in model.Input, obj model.Objective) (*nn.Var[float32], error) {
 	l.calls++ // one worker in these tests
+	q := in.Question()
 	s := l.scores(tp, q)
 	if l.nanFrom > 0 && l.calls >= l.nanFrom {
 		s = tp.Scale(s, math.NaN())
 	}
-	labels := make([]float32, len(q.Candidates))
-	for i, c := range q.Candidates {
-		labels[i] = float32(c.Label)
-	}
-	if listwise {
-		return tp.KLDiv(s, labels), nil
-	}
-	return tp.BCEWithLogits(s, labels), nil
+	return obj.Loss(tp, s, q), nil
 }
 
 func questions(n int) []dataset.Question {
@@ -88,20 +90,20 @@ func questions(n int) []dataset.Question {
 }
 
 func TestTrainLearns(t *testing.T) {
-	for _, listwise := range []bool{true, false} {
+	for _, obj := range []model.Objective{model.Listwise, model.Pointwise, model.TripletHinge{Margin: 0.1}} {
 		m := newLinear()
 		qs := questions(40)
 		var epochs []EpochResult
-		sum, err := Train(context.Background(), m, qs, Options{Epochs: 3, LR: 0.1, Listwise: listwise, Batch: 4, Workers: 1, Dev: qs[:8],
+		sum, err := Train(context.Background(), m, qs, Options{Training: model.Training{Objective: obj, Epochs: 3, LR: 0.1, Batch: 4}, Workers: 1, Dev: qs[:8],
 			EpochEnd: func(r EpochResult) { epochs = append(epochs, r) }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.Questions != 40 || sum.Pairs != 3*160 || len(epochs) != 3 || m.changed != 30 {
-			t.Fatalf("summary %+v, %d epochs reported, %d changes", sum, len(epochs), m.changed)
+		if sum.Questions != 40 || sum.Pairs != 3*160 || len(epochs) != 3 || m.changed != 30 || m.prepared != 40 {
+			t.Fatalf("summary %+v, %d epochs reported, %d changes, %d questions prepared", sum, len(epochs), m.changed, m.prepared)
 		}
 		if last := epochs[2]; !last.Dev || last.DevMAP != 1 || last.Loss >= epochs[0].Loss {
-			t.Fatalf("listwise=%v: did not learn: %+v", listwise, epochs)
+			t.Fatalf("%s: did not learn: %+v", obj.Name(), epochs)
 		}
 	}
 }
@@ -114,11 +116,11 @@ func TestTrainSkipsUselessListwiseQuestions(t *testing.T) {
 	for i := range qs[1].Candidates {
 		qs[1].Candidates[i].Label = 1 // all positive
 	}
-	sum, err := Train(context.Background(), newLinear(), qs, Options{Epochs: 1, LR: 0.1, Listwise: true, Workers: 1})
+	sum, err := Train(context.Background(), newLinear(), qs, Options{Training: model.Training{Objective: model.Listwise, Epochs: 1, LR: 0.1}, Workers: 1})
 	if err != nil || sum.Skipped != 2 || sum.Questions != 2 {
 		t.Fatalf("summary %+v, err %v", sum, err)
 	}
-	if _, err := Train(context.Background(), newLinear(), qs[:2], Options{Epochs: 1, LR: 0.1, Listwise: true}); err == nil || !strings.Contains(err.Error(), "no usable training questions (2 skipped") {
+	if _, err := Train(context.Background(), newLinear(), qs[:2], Options{Training: model.Training{Objective: model.Listwise, Epochs: 1, LR: 0.1}}); err == nil || !strings.Contains(err.Error(), "no usable training questions (2 skipped") {
 		t.Fatalf("all skipped: %v", err)
 	}
 }
@@ -126,19 +128,19 @@ func TestTrainSkipsUselessListwiseQuestions(t *testing.T) {
 func TestTrainStopsOnNaN(t *testing.T) {
 	m := newLinear()
 	m.nanFrom = 3
-	_, err := Train(context.Background(), m, questions(8), Options{Epochs: 2, LR: 0.1, Listwise: true, Workers: 1})
+	_, err := Train(context.Background(), m, questions(8), Options{Training: model.Training{Objective: model.Listwise, Epochs: 2, LR: 0.1}, Workers: 1})
 	if !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), "epoch 1, step 3 of 16") {
 		t.Fatalf("error %v", err)
 	}
 }
 
 func TestTrainRejectsBadOptions(t *testing.T) {
-	for _, o := range []Options{{Epochs: 0, LR: 1}, {Epochs: 1, LR: 0}, {Epochs: 1, LR: math.NaN()}} {
-		if _, err := Train(context.Background(), newLinear(), questions(2), o); err == nil {
+	for _, o := range []model.Training{{Epochs: 0, LR: 1}, {Epochs: 1, LR: 0}, {Epochs: 1, LR: math.NaN()}} {
+		if _, err := Train(context.Background(), newLinear(), questions(2), Options{Training: o}); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
-	if _, err := Train(context.Background(), newLinear(), nil, Options{Epochs: 1, LR: 1}); err == nil {
+	if _, err := Train(context.Background(), newLinear(), nil, Options{Training: model.Training{Epochs: 1, LR: 1}}); err == nil {
 		t.Error("empty training set accepted")
 	}
 }
@@ -146,7 +148,7 @@ func TestTrainRejectsBadOptions(t *testing.T) {
 func TestTrainHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Train(ctx, newLinear(), questions(4), Options{Epochs: 1, LR: 0.1}); !errors.Is(err, context.Canceled) {
+	if _, err := Train(ctx, newLinear(), questions(4), Options{Training: model.Training{Epochs: 1, LR: 0.1}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -164,7 +166,7 @@ func TestTrainKeepBest(t *testing.T) {
 	}
 	m := newLinear()
 	var first []float32
-	sum, err := Train(context.Background(), m, questions(40), Options{Epochs: 3, LR: 0.1, Batch: 4, Workers: 1, Dev: dev, KeepBest: true,
+	sum, err := Train(context.Background(), m, questions(40), Options{Training: model.Training{Epochs: 3, LR: 0.1, Batch: 4, KeepBest: true}, Workers: 1, Dev: dev,
 		EpochEnd: func(r EpochResult) {
 			if r.Epoch == 1 {
 				first = append(first, m.w.Value.Data...)
@@ -176,7 +178,7 @@ func TestTrainKeepBest(t *testing.T) {
 	if sum.Kept != 1 || !slices.Equal(m.w.Value.Data, first) {
 		t.Fatalf("kept epoch %d with weights %v; epoch 1 had %v", sum.Kept, m.w.Value.Data, first)
 	}
-	if _, err := Train(context.Background(), newLinear(), questions(4), Options{Epochs: 1, LR: 0.1, KeepBest: true}); err == nil {
+	if _, err := Train(context.Background(), newLinear(), questions(4), Options{Training: model.Training{Epochs: 1, LR: 0.1, KeepBest: true}}); err == nil {
 		t.Fatal("KeepBest without dev questions accepted")
 	}
 }

@@ -15,7 +15,7 @@
 // tag and reads numbers with atol/atof, the column counts must be exact, the
 // relevance and rank must be integers, the score must be a number other than
 // NaN and a qid/docno pair may appear only once in a file; every such fault
-// is reported as a [*ParseError] naming the file and line.
+// is reported as a [*dataset.ParseError] naming the file and line.
 //
 // # Evaluation rules (trec_eval's)
 //

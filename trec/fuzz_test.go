@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/as2/as2/dataset"
 )
 
 // Seeds beyond these are in testdata/fuzz/.
@@ -14,7 +16,7 @@ func FuzzReadQrels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		q, err := ReadQrels(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			var pe *ParseError
+			var pe *dataset.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error is not a *ParseError: %v", err)
 			}
@@ -40,7 +42,7 @@ func FuzzReadRun(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		run, err := ReadRun(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			var pe *ParseError
+			var pe *dataset.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error is not a *ParseError: %v", err)
 			}

@@ -10,18 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/as2/as2/dataset"
 )
-
-// ParseError reports a malformed line of a qrels or run file.
-type ParseError struct {
-	Name string // file name given to the reader
-	Line int    // 1-based line number
-	Err  error
-}
-
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Qrels maps a query id to the relevance of each judged docno.
 type Qrels map[string]map[string]int
@@ -79,7 +70,7 @@ func readLines(r io.Reader, name string, fn func(fields []string) error) error {
 				perr = fn(fields)
 			}
 			if perr != nil {
-				return &ParseError{Name: name, Line: line, Err: perr}
+				return &dataset.ParseError{File: name, Line: line, Err: perr}
 			}
 		}
 		if err == io.EOF {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/metric"
 )
 
@@ -140,7 +141,7 @@ func TestMalformed(t *testing.T) {
 		} else {
 			_, err = ReadRun(strings.NewReader(tt.in), "f")
 		}
-		var pe *ParseError
+		var pe *dataset.ParseError
 		if !errors.As(err, &pe) || pe.Line != tt.line || !strings.HasPrefix(err.Error(), "f:") ||
 			!strings.Contains(err.Error(), tt.what) {
 			t.Errorf("%q: error %v, want a ParseError at f:%d about %q", tt.in, err, tt.line, tt.what)

@@ -19,10 +19,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/as2/as2/embed"
-	"github.com/as2/as2/model/cosinet"
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/evaluation/tradeoff"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
-	"github.com/as2/as2/rank/cascade"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -106,7 +107,7 @@ and the candidate pairs processed per second.`,
 			}
 			return printBench(cmd.OutOrStdout(), format, benchResult{
 				Benchmark: "train", Machine: machine(), Params: sum.Params,
-				Settings: fmt.Sprintf("%s, %s %s, %d epochs, batch %d, seed %d", t.describe(m), t.data.name, t.trainSplit, t.epochs, t.batch, t.seed),
+				Settings: fmt.Sprintf("%s, %s %s, %d epochs, batch %d, seed %d", t.describe(m), t.data.name, t.trainSplit, t.opts.Epochs, t.opts.Batch, t.opts.Seed),
 				Pairs:    sum.Pairs, Seconds: sum.Wall.Seconds(), PairsPerSec: float64(sum.Pairs) / sum.Wall.Seconds(),
 			})
 		},
@@ -144,7 +145,7 @@ timed (its speed does not depend on the weights).`,
 			if repeat < 1 {
 				return fmt.Errorf("--repeat %d: must be at least 1", repeat)
 			}
-			_, qs, _, err := data.load()
+			_, qs, _, err := data.load("", "")
 			if err != nil {
 				return err
 			}
@@ -163,7 +164,15 @@ timed (its speed does not depend on the weights).`,
 				if err != nil {
 					return fmt.Errorf("--embeddings: %w", err)
 				}
-				if r, err = cosinet.New(cosinet.RecipeHyper(), vecs, 1); err != nil {
+				enc, err := encoder.NewStatic[float32](vecs)
+				if err != nil {
+					return fmt.Errorf("--embeddings: %w", err)
+				}
+				a, err := model.Lookup("cosinet")
+				if err != nil {
+					return err
+				}
+				if r, err = a.New(false, nil, enc, 1); err != nil {
 					return err
 				}
 				label = "cosinet+birnn (untrained)"
@@ -234,10 +243,7 @@ func twoStages(first, last, ks string) (fr, lr rank.Ranker, kList []int, err err
 		return nil, nil, nil, err
 	}
 	build := func(flag, spec string) (rank.Ranker, error) {
-		rf := rankerFlags{name: spec, opts: rank.DefaultOptions(), idf: "pool"}
-		if _, err := os.Stat(spec); err == nil {
-			rf.model = spec
-		}
+		rf := specRanker(spec, rank.DefaultOptions())
 		r, err := rf.build(nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", flag, err)
@@ -293,11 +299,11 @@ PREFIX.svg). Large pools show the effect: see as2 data augment.`,
 			if data.name == "" {
 				return fmt.Errorf("--dataset is required")
 			}
-			_, qs, _, err := data.load()
+			_, qs, _, err := data.load("", "")
 			if err != nil {
 				return err
 			}
-			points, err := cascade.Sweep(cmd.Context(), fr, lr, first, last, kList, qs)
+			points, err := tradeoff.Sweep(cmd.Context(), fr, lr, first, last, kList, qs)
 			if err != nil {
 				return err
 			}
@@ -305,7 +311,7 @@ PREFIX.svg). Large pools show the effect: see as2 data augment.`,
 				if title == "" {
 					title = fmt.Sprintf("%s → %s on %s (%d questions)", first, filepath.Base(last), data.name, len(qs))
 				}
-				if err := cascade.Plot(points, title, plotPrefix+".png", plotPrefix+".svg"); err != nil {
+				if err := tradeoff.Plot(points, title, plotPrefix+".png", plotPrefix+".svg"); err != nil {
 					return fmt.Errorf("--plot: %w", err)
 				}
 			}

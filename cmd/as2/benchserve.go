@@ -44,7 +44,7 @@ requests per second. Nothing leaves the machine.`,
 			if docs < 1 || requests < 1 {
 				return fmt.Errorf("--documents and --requests must be positive")
 			}
-			all, _, _, err := data.load()
+			all, _, _, err := data.load("", "")
 			if err != nil {
 				return err
 			}

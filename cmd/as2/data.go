@@ -50,14 +50,14 @@ ASNQ++ of the sequential reranking paper. Writes as2's JSONL, which
 			if size < 1 {
 				return fmt.Errorf("--size %d: must be at least 1", size)
 			}
-			_, qs, _, err := d.load()
+			_, qs, _, err := d.load("", "")
 			if err != nil {
 				return err
 			}
 			if poolSplit != "" {
 				d.split = poolSplit
 			}
-			pool, _, _, err := d.load() // every question of the pool split, whatever the subset
+			pool, _, _, err := d.load("", "") // every question of the pool split, whatever the subset
 			if err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ ranking over the answered questions. --subset restricts the questions first
 			var rows []statsRow
 			for _, sp := range splits {
 				d.split = sp
-				_, qs, _, err := d.load()
+				_, qs, _, err := d.load("", "")
 				if err != nil {
 					return err
 				}

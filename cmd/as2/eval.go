@@ -111,7 +111,7 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("--ties: %w", err)
 	}
-	all, qs, sub, err := e.data.load()
+	all, qs, sub, err := e.data.load("", "")
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 			return fmt.Errorf("--write-qrels: %w", err)
 		}
 	}
-	s := summary{Dataset: e.data.name, Split: e.data.split, Subset: string(sub), Ranker: e.ranker.label()}
+	s := summary{Dataset: e.data.name, Split: e.data.splitName(""), Subset: string(sub), Ranker: e.ranker.label()}
 	if err := e.print(cmd.OutOrStdout(), s, rep.Result, evaluation.Describe(sub, ties)); err != nil {
 		return err
 	}

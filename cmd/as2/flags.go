@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -9,7 +10,7 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/model"
-	_ "github.com/as2/as2/model/cosinet" // registers the architecture
+	_ "github.com/as2/as2/model/all" // links every architecture
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/rank/cascade"
 )
@@ -38,21 +39,33 @@ func (d *datasetFlags) describe() string {
 	if catalog.IsFile(d.name) {
 		return d.name + " " + d.path
 	}
-	return d.name + " " + d.split
+	return d.name + " " + d.splitName("")
 }
 
-// load reads the split and returns all its questions and those of the subset.
-func (d *datasetFlags) load() (all, kept []dataset.Question, sub dataset.Subset, err error) {
+// splitName is split, or else --split, or else the dataset's default.
+func (d *datasetFlags) splitName(split string) string {
+	switch {
+	case split != "":
+		return split
+	case d.split != "":
+		return d.split
+	}
+	return catalog.DefaultSplit(d.name)
+}
+
+// load reads a split (empty: as splitName says) and returns all its
+// questions and those of a subset (empty: --subset). It changes nothing in
+// d, so that one set of flags can load several splits.
+func (d *datasetFlags) load(split string, sub dataset.Subset) (all, kept []dataset.Question, _ dataset.Subset, err error) {
 	if d.name == "" {
 		return nil, nil, "", fmt.Errorf("--dataset is required (one of %s)", strings.Join(catalog.Names, ", "))
 	}
-	if sub, err = dataset.ParseSubset(d.subset); err != nil {
-		return nil, nil, "", fmt.Errorf("--subset: %w", err)
+	if sub == "" {
+		if sub, err = dataset.ParseSubset(d.subset); err != nil {
+			return nil, nil, "", fmt.Errorf("--subset: %w", err)
+		}
 	}
-	if d.split == "" {
-		d.split = catalog.DefaultSplit(d.name)
-	}
-	all, err = catalog.Load(d.name, d.path, d.split, catalog.Options{
+	all, err = catalog.Load(d.name, d.path, d.splitName(split), catalog.Options{
 		Seed: d.seed, KeepStoredOrder: d.keepStoredOrder, NormalizeNumbers: d.normalizeNumbers,
 	})
 	if err != nil {
@@ -92,6 +105,29 @@ func (r *rankerFlags) label() string {
 		return "cascade " + r.cascade
 	}
 	return r.name
+}
+
+// specFile returns the model file a ranker spec names, or "" when it names
+// a rule-based ranker: "file:PATH", or a path, which has a separator or an
+// extension (m.as2, ./bm25), names a file; a bare name (bm25, wo+rr) never
+// does, even if a file of that name exists.
+func specFile(spec string) string {
+	if path, ok := strings.CutPrefix(spec, "file:"); ok {
+		return path
+	}
+	if strings.ContainsRune(spec, filepath.Separator) || strings.ContainsRune(spec, '/') || filepath.Ext(spec) != "" {
+		return spec
+	}
+	return ""
+}
+
+// specRanker returns the flags of a ranker spec: a model file or a
+// rule-based ranker (see specFile).
+func specRanker(spec string, opts rank.Options) rankerFlags {
+	if file := specFile(spec); file != "" {
+		return rankerFlags{model: file, opts: opts, idf: "pool"}
+	}
+	return rankerFlags{name: spec, opts: opts, idf: "pool"}
 }
 
 // build returns the ranker; qs is the collection for --idf collection.

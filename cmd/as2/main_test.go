@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/shareddata"
+	"github.com/as2/as2/internal/testkit/shareddata"
 )
 
 // run executes the as2 command in-process and returns its output and error.

@@ -6,10 +6,9 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
-)
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+	"github.com/as2/as2/version"
+)
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -25,7 +24,7 @@ Benchmarks are looked up under $AS2_DATA (default ../shared/data) when --path
 is not given.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       version.String(),
 	}
 	// --cpuprofile: where the time of a slow command goes (go tool pprof).
 	var profile string

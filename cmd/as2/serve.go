@@ -125,11 +125,7 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 			}
 			for _, spec := range specs {
 				if err := add("--ranker", spec, "NAME=SPEC (a rule-based ranker or a model file)", func(target string) rankerFlags {
-					rf := rankerFlags{name: target, opts: opts, idf: "pool"}
-					if _, err := os.Stat(target); err == nil {
-						rf.model = target
-					}
-					return rf
+					return specRanker(target, opts)
 				}); err != nil {
 					return err
 				}

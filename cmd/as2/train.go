@@ -19,9 +19,8 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/embed"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/compagg"
-	"github.com/as2/as2/model/cosinet"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
 )
@@ -40,101 +39,45 @@ type trainCmd struct {
 	trainSplit, devSplit string
 	devPath              string
 	trainSubset          string
-	settings             archFlags
+	objective            string
 	listwise             bool
-	epochs, batch        int
-	lr, clip             float64
-	seed                 uint64
-	workers              int
-	quiet                bool
 	paper                bool
-	keepBest             bool
-}
-
-// archFlags are the architecture's settings. Each applies only when given:
-// otherwise the architecture's default holds (as2's recipe, or the paper's
-// settings with --paper).
-type archFlags struct {
-	rnn                   string
-	rnnHidden             int
-	filters, kernel       int
-	relatedness           bool
-	exactMatch, pairFeats bool
-	dropout, wordDropout  float64
-	hidden                int
-	widths                []int
-	compare, clip         string
-	clipK                 int
-	clipThreshold         float64
-	clusters, clusterK    int
-}
-
-// Flags that set the architecture, and the architectures they apply to.
-var archFlagUse = map[string][]string{
-	"rnn": {"cosinet", compagg.CA, compagg.CompClip}, "rnn-hidden": {"cosinet", compagg.CA, compagg.CompClip},
-	"filters": {"cosinet", compagg.CA, compagg.CompClip}, "exact-match": {"cosinet", compagg.CA, compagg.CompClip},
-	"dropout": {"cosinet", compagg.CA, compagg.CompClip}, "paper": {"cosinet", compagg.CA, compagg.CompClip},
-	"kernel": {"cosinet"}, "relatedness": {"cosinet"}, "pair-features": {"cosinet"},
-	"word-dropout": {compagg.CA, compagg.CompClip}, "hidden": {compagg.CA, compagg.CompClip}, "widths": {compagg.CA, compagg.CompClip}, "compare": {compagg.CA, compagg.CompClip},
-	"clusters": {compagg.CA, compagg.CompClip}, "cluster-k": {compagg.CA, compagg.CompClip},
-	"attention-clip": {compagg.CA, compagg.CompClip}, "clip-k": {compagg.CA, compagg.CompClip}, "clip-threshold": {compagg.CA, compagg.CompClip},
-}
-
-// trainable is a model as2 train can fit and save.
-type trainable interface {
-	train.Model
-	model.Model
-	SetTraining(v any) error
+	opts                 train.Options
+	quiet                bool
+	// owners maps each architecture flag to the architectures that have it.
+	owners map[string][]string
 }
 
 func newTrainCmd() *cobra.Command {
 	t := &trainCmd{}
+	var archHelp []string
+	for _, a := range model.Architectures() {
+		archHelp = append(archHelp, a.Help())
+	}
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Train a neural ranker and save it as a model file",
 		Long: `Train a neural ranker on a benchmark's training split and save it, weights and
 configuration, in one model file (safetensors) that as2 eval --model and as2 rank
---model read. Every architecture is trained pointwise (binary cross-entropy)
-or --listwise (KL divergence over a question's candidates) with Adam and a
-slanted triangular learning rate, and can end in an RNN over the candidates in
-document order (--rnn).
+--model read. Every architecture is trained under an --objective (pointwise:
+binary cross-entropy; listwise: KL divergence over a question's candidates;
+triplet: pairwise hinge) with Adam and a slanted triangular learning rate, and
+can end in an RNN over the candidates in document order (--rnn).
 
-cosinet is the Cosinet of Bonadiman & Moschitti (2020): static word embeddings
-with a max-cosine relatedness channel, one CNN per side, the pair vector
-[q*c; q-c]. 3 epochs, learning rate peaking at the paper's 2e-3 (pointwise) or
-2e-4 (listwise). The defaults are as2's recipe, chosen on the WikiQA dev set:
-the paper's Cosinet (300 filters of width 5, relatedness channel, BiRNN) plus
-an exact-match channel, overlap and reciprocal-rank features at the scorer,
-dropout 0.5, and 8 questions per step. --paper trains exactly the paper's
-model instead (one question per step, none of the additions).
-
-ca is the Compare-Aggregate model of Wang & Jiang (2017) as the Cosinet paper
-runs it: context representation, each candidate word attending over the
-question, SUBMULT+NN comparison, a CNN of widths 1-5 (150 filters each).
-
-compclip is Comp-Clip (Bian et al. 2017, as in Yoon et al. 2019): attention
-both ways clipped to each word's --clip-k best matches (k-max attention; or
---attention-clip threshold), element-wise comparison, CNNs of widths 1-5 (100
-filters each) on both sides. --clusters 8 adds latent clustering (--cluster-k:
-the paper's 6 for WikiQA, 4 for TrecQA).
-
-For ca and compclip as2's recipe, chosen on the WikiQA dev set, adds an
-exact-match feature and dropout 0.3 on the word vectors, and trains 5 epochs
-at a peak learning rate of 3e-3, gradients clipped to norm 5, keeping the
-epoch with the best dev MAP; --paper keeps the papers' model settings.
+` + strings.Join(archHelp, "\n\n") + `
 
 --init continues from a saved model, e.g. one pre-trained on SQuAD-sent
 (transfer learning): the architecture and its settings come from the file.
 
 Architecture flags left out take the architecture's defaults; a flag that
-does not apply to the chosen architecture is an error. Listwise training
-skips questions whose candidates are all correct or all wrong (they carry no
-ranking signal) and says how many. After each epoch the dev split (its
+does not apply to the chosen architecture is an error. Questions that cannot
+teach anything under the objective (listwise: all candidates correct, or all
+wrong) are skipped, and counted. After each epoch the dev split (its
 answered subset) is evaluated; --keep-best keeps the epoch with the best dev
 MAP (early stopping, as the Comp-Clip paper does).`,
-		Example: `  as2 train --model cosinet --listwise --rnn birnn --dataset wikiqa --epochs 3 --seed 1 --out m.as2
-  as2 train --model compclip --clusters 8 --dataset wikiqa --out cc.as2
-  as2 train --model compclip --dataset squad --train-split dev --dev-split none --out squad.as2
+		Example: `  as2 train --arch cosinet --listwise --rnn birnn --dataset wikiqa --epochs 3 --seed 1 --out m.as2
+  as2 train --arch compclip --clusters 8 --dataset wikiqa --out cc.as2
+  as2 train --arch compclip --dataset squad --train-split dev --dev-split none --out squad.as2
   as2 train --init squad.as2 --dataset wikiqa --out tl.as2
   as2 eval --model m.as2 --dataset wikiqa --split test`,
 		Args: cobra.NoArgs,
@@ -150,7 +93,9 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	t.data.register(fs, "answered")
 	fs.Lookup("subset").Usage = "dev questions to evaluate after each epoch: all, answered or filtered"
 	fs.Lookup("split").Usage = "not used by train: see --train-split and --dev-split"
-	fs.StringVar(&t.arch, "model", "cosinet", "architecture: cosinet, ca or compclip")
+	fs.StringVar(&t.arch, "arch", "cosinet", "architecture: "+strings.Join(model.Names(), ", "))
+	fs.StringVar(&t.arch, "model", "cosinet", "architecture")
+	fs.MarkDeprecated("model", "use --arch; --model names a model file in eval, rank and serve")
 	fs.StringVar(&t.init, "init", "", "model file to continue training from (transfer learning); its architecture and settings are used")
 	fs.StringVar(&t.embeddings, "embeddings", "", "word vectors: as2 (from as2 embeddings import), GloVe/fastText text, word2vec binary or wink JSON (default $AS2_DATA/embeddings/glove.6B.100d.wink.as2-vocab.txt.gz; with --init, the model's own)")
 	fs.StringVar(&t.embedFmt, "embeddings-format", "auto", "format of --embeddings: auto, as2, glove, fasttext, word2vec, wink")
@@ -159,34 +104,80 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.trainSubset, "train-subset", "answered", "training questions to keep: all, answered (both papers remove questions without a correct answer) or filtered")
 	fs.StringVar(&t.devSplit, "dev-split", "dev", "split to evaluate after each epoch (none: skip)")
 	fs.StringVar(&t.devPath, "dev-path", "", "dev file to evaluate after each epoch, for the jsonl and tsv datasets (which have no splits)")
-	a := &t.settings
-	fs.BoolVar(&t.paper, "paper", false, "the paper's settings instead of as2's recipe: cosinet: batch 1, no exact-match channel, no pair features, no dropout; ca, compclip: no exact match, no word dropout (compclip: dropout 0.5 at the scorer)")
-	fs.BoolVar(&t.listwise, "listwise", false, "listwise training (KL over each question's candidates) instead of pointwise (BCE)")
-	fs.StringVar(&a.rnn, "rnn", "", "layer over the candidates in document order: none, rnn, birnn, lstm, bilstm, gru, bigru (default birnn for cosinet, none for ca and compclip)")
-	fs.IntVar(&a.rnnHidden, "rnn-hidden", 0, "RNN hidden size (0: the paper's: input size, half per direction when bidirectional)")
-	fs.IntVar(&a.filters, "filters", 0, "convolution filters (cosinet: per side, default 300; ca, compclip: per width, default 150, 100)")
-	fs.IntVar(&a.kernel, "kernel", 0, "cosinet: convolution width (default 5)")
-	fs.BoolVar(&a.relatedness, "relatedness", true, "cosinet: max-cosine word relatedness channel (the paper's)")
-	fs.BoolVar(&a.exactMatch, "exact-match", false, "exact-match channel: the word itself occurs in the other sentence (default true; false with --paper)")
-	fs.BoolVar(&a.pairFeats, "pair-features", false, "cosinet: feed word overlap (plain and IDF-weighted) and reciprocal original rank to the scorer (default true)")
-	fs.Float64Var(&a.dropout, "dropout", 0, "dropout on the pair vectors (default 0.5 for cosinet, 0 for ca and compclip; compclip --paper: 0.5)")
-	fs.Float64Var(&a.wordDropout, "word-dropout", 0, "ca, compclip: dropout on the word vectors (default 0.3; 0 with --paper)")
-	fs.IntVar(&a.hidden, "hidden", 0, "ca, compclip: context representation size (default 150, 100)")
-	fs.IntSliceVar(&a.widths, "widths", nil, "ca, compclip: aggregation filter widths, comma-separated (default 1,2,3,4,5)")
-	fs.StringVar(&a.compare, "compare", "", "ca, compclip: comparison, mult or submult+nn (default submult+nn, mult)")
-	fs.StringVar(&a.clip, "attention-clip", "", "ca, compclip: dynamic-clip attention: none, kmax or threshold (default none, kmax)")
-	fs.IntVar(&a.clipK, "clip-k", 0, "ca, compclip: words each word attends to under kmax (default 5)")
-	fs.Float64Var(&a.clipThreshold, "clip-threshold", 0, "ca, compclip: least attention weight kept under threshold")
-	fs.IntVar(&a.clusters, "clusters", 0, "ca, compclip: latent clustering memories (0: none; the paper: 8)")
-	fs.IntVar(&a.clusterK, "cluster-k", 0, "ca, compclip: memories mixed per sentence (default 6)")
-	fs.IntVar(&t.epochs, "epochs", 0, "passes over the training questions (default 3 for cosinet, 5 for ca and compclip)")
-	fs.IntVar(&t.batch, "batch", 0, "questions per optimiser step, spread over the cores (default 8; cosinet --paper: 1)")
-	fs.Float64Var(&t.lr, "lr", 0, "peak learning rate (default cosinet 2e-3 pointwise, 2e-4 listwise, as in the paper; ca and compclip 3e-3)")
-	fs.Float64Var(&t.clip, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default 5 for ca and compclip, as in the Comp-Clip paper, none for cosinet)")
-	fs.Uint64Var(&t.seed, "seed", 1, "seed for initialisation, shuffling and dropout")
-	fs.IntVar(&t.workers, "workers", 0, "goroutines computing gradients (0: one per core)")
+	fs.BoolVar(&t.paper, "paper", false, "the paper's settings instead of as2's recipe (see each architecture above)")
+	fs.StringVar(&t.objective, "objective", "pointwise", "training objective: "+strings.Join(model.Objectives, ", "))
+	fs.BoolVar(&t.listwise, "listwise", false, "shorthand for --objective listwise")
+	t.owners = declareArchFlags(fs)
+	o := &t.opts
+	fs.IntVar(&o.Epochs, "epochs", 0, "passes over the training questions (default: the architecture's: cosinet 3, ca and compclip 5)")
+	fs.IntVar(&o.Batch, "batch", 0, "questions per optimiser step, spread over the cores (default 8; cosinet --paper: 1)")
+	fs.Float64Var(&o.LR, "lr", 0, "peak learning rate (default cosinet 2e-3 pointwise, 2e-4 listwise, as in the paper; ca and compclip 3e-3)")
+	fs.Float64Var(&o.ClipNorm, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default 5 for ca and compclip, as in the Comp-Clip paper, none for cosinet)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed for initialisation, shuffling and dropout")
+	fs.IntVar(&o.Workers, "workers", 0, "goroutines computing gradients (0: one per core)")
+	fs.BoolVar(&o.KeepBest, "keep-best", false, "keep the parameters of the epoch with the best dev MAP (default true for ca and compclip when there is a dev split, false for cosinet)")
 	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar")
-	fs.BoolVar(&t.keepBest, "keep-best", false, "keep the parameters of the epoch with the best dev MAP (default true for ca and compclip when there is a dev split, false for cosinet)")
+}
+
+// declareArchFlags adds to fs the flags of every registered architecture,
+// once per name, with a usage that says which architectures have it and
+// their defaults, and returns which architectures have each flag.
+func declareArchFlags(fs *pflag.FlagSet) map[string][]string {
+	owners := map[string][]string{}
+	type use struct{ text, def string }
+	uses := map[string][]use{}
+	for _, a := range model.Architectures() {
+		afs := pflag.NewFlagSet(a.Name(), pflag.ContinueOnError)
+		a.DeclareFlags(afs)
+		afs.VisitAll(func(f *pflag.Flag) {
+			owners[f.Name] = append(owners[f.Name], a.Name())
+			def := f.DefValue
+			if def == "" {
+				def = "none"
+			}
+			uses[f.Name] = append(uses[f.Name], use{f.Usage, def})
+			if fs.Lookup(f.Name) == nil {
+				fs.AddFlag(f)
+			}
+		})
+	}
+	all := len(model.Names())
+	for name, archs := range owners {
+		// One part per distinct usage: "[archs: ]usage (default d)", or
+		// "(default a: d1, b: d2)" where the defaults differ.
+		var order []string
+		group := map[string][]int{}
+		for i, u := range uses[name] {
+			if _, ok := group[u.text]; !ok {
+				order = append(order, u.text)
+			}
+			group[u.text] = append(group[u.text], i)
+		}
+		var parts []string
+		for _, text := range order {
+			idx := group[text]
+			var names, defs []string
+			same := true
+			for _, i := range idx {
+				names = append(names, archs[i])
+				defs = append(defs, archs[i]+": "+uses[name][i].def)
+				same = same && uses[name][i].def == uses[name][idx[0]].def
+			}
+			def := uses[name][idx[0]].def
+			if !same {
+				def = strings.Join(defs, ", ")
+			}
+			prefix := strings.Join(names, ", ") + ": "
+			if len(order) == 1 && len(archs) == all {
+				prefix = ""
+			}
+			parts = append(parts, fmt.Sprintf("%s%s (default %s)", prefix, text, def))
+		}
+		f := fs.Lookup(name)
+		f.Usage = strings.Join(parts, "; ")
+		f.DefValue = map[string]string{"bool": "false", "int": "0", "float64": "0", "intSlice": "[]"}[f.Value.Type()]
+	}
+	return owners
 }
 
 func (t *trainCmd) exec(cmd *cobra.Command) error {
@@ -197,11 +188,7 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := m.SetTraining(trainingRecord{
-		Dataset: t.data.name, Split: t.trainSplit, Init: t.init, Listwise: t.listwise, Epochs: t.epochs, Batch: t.batch,
-		LR: t.lr, Clip: t.clip, Seed: t.seed, Questions: sum.Questions, Skipped: sum.Skipped, Pairs: sum.Pairs, KeptEpoch: sum.Kept,
-		WallSeconds: sum.Wall.Seconds(), BLAS: nn.BLASName(), Epoch: sum.Epochs,
-	}); err != nil {
+	if err := m.SetTraining(train.NewRecord(t.data.name, t.trainSplit, t.init, t.opts, sum)); err != nil {
 		return err
 	}
 	if err := model.Save(t.out, m); err != nil {
@@ -220,115 +207,99 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	return nil
 }
 
-// describe names the trained model: architecture, RNN and objective.
-func (t *trainCmd) describe(m trainable) string {
-	var rnn string
-	switch m := m.(type) {
-	case *cosinet.Model:
-		rnn = m.Hyper().RNN
-	case *compagg.Model:
-		rnn = m.Hyper().RNN
+// describe names the trained model: architecture, what sets it apart (its
+// RNN), and the objective.
+func (t *trainCmd) describe(m model.Model) string {
+	arch := m.Config().Architecture
+	a, err := model.Lookup(arch)
+	if err != nil {
+		return arch
 	}
-	if rnn == "" {
-		rnn = "no rnn"
+	return fmt.Sprintf("%s (%s, %s)", arch, a.Describe(m), t.opts.Objective.Name())
+}
+
+// archValues returns the architecture flags given, as text, after checking
+// that each applies to t.arch.
+func (t *trainCmd) archValues(fs *pflag.FlagSet) (map[string]string, error) {
+	values := map[string]string{}
+	for name, archs := range t.owners {
+		if !fs.Changed(name) {
+			continue
+		}
+		if !slices.Contains(archs, t.arch) {
+			return nil, fmt.Errorf("--%s does not apply to --arch %s (only to %s)", name, t.arch, strings.Join(archs, ", "))
+		}
+		f := fs.Lookup(name)
+		values[name] = f.Value.String()
+		if s, ok := f.Value.(pflag.SliceValue); ok {
+			values[name] = strings.Join(s.GetSlice(), ",")
+		}
 	}
-	obj := "pointwise"
-	if t.listwise {
-		obj = "listwise"
-	}
-	return fmt.Sprintf("%s (%s, %s)", m.Config().Architecture, rnn, obj)
+	return values, nil
 }
 
 // newModel builds the untrained model the flags describe.
-func (t *trainCmd) newModel(fs *pflag.FlagSet, vecs *embed.Vectors) (trainable, error) {
-	a := t.settings
-	if a.rnn == "none" {
-		a.rnn = ""
+func (t *trainCmd) newModel(fs *pflag.FlagSet, enc encoder.Encoder[float32]) (model.Trainable, error) {
+	a, err := model.Lookup(t.arch)
+	if err != nil {
+		return nil, fmt.Errorf("--arch: %w", err)
 	}
-	for name, archs := range archFlagUse {
-		if fs.Changed(name) && !slices.Contains(archs, t.arch) {
-			return nil, fmt.Errorf("--%s does not apply to --model %s (only to %s)", name, t.arch, strings.Join(archs, ", "))
-		}
+	values, err := t.archValues(fs)
+	if err != nil {
+		return nil, err
 	}
-	set := func(flag string, apply func()) {
-		if fs.Changed(flag) {
-			apply()
-		}
-	}
-	switch t.arch {
-	case "cosinet":
-		h := cosinet.RecipeHyper()
-		if t.paper {
-			h = cosinet.PaperHyper()
-		}
-		set("rnn", func() { h.RNN = a.rnn })
-		set("rnn-hidden", func() { h.RNNHidden = a.rnnHidden })
-		set("filters", func() { h.Filters = a.filters })
-		set("kernel", func() { h.Kernel = a.kernel })
-		set("relatedness", func() { h.Relatedness = a.relatedness })
-		set("exact-match", func() { h.ExactMatch = a.exactMatch })
-		set("pair-features", func() { h.PairFeatures = a.pairFeats })
-		set("dropout", func() { h.Dropout = a.dropout })
-		return cosinet.New(h, vecs, t.seed)
-	case compagg.CA, compagg.CompClip:
-		h := compagg.RecipeHyper(t.arch)
-		if t.paper {
-			h = compagg.PaperHyper(t.arch)
-		}
-		set("rnn", func() { h.RNN = a.rnn })
-		set("rnn-hidden", func() { h.RNNHidden = a.rnnHidden })
-		set("filters", func() { h.Filters = a.filters })
-		set("exact-match", func() { h.ExactMatch = a.exactMatch })
-		set("dropout", func() { h.Dropout = a.dropout })
-		set("word-dropout", func() { h.WordDropout = a.wordDropout })
-		set("hidden", func() { h.Hidden = a.hidden })
-		set("widths", func() { h.Widths = a.widths })
-		set("compare", func() { h.Compare = a.compare })
-		set("attention-clip", func() { h.Clip = a.clip })
-		set("clip-k", func() { h.ClipK = a.clipK })
-		set("clip-threshold", func() { h.ClipThreshold = a.clipThreshold })
-		set("clusters", func() { h.Clusters = a.clusters })
-		set("cluster-k", func() { h.ClusterK = a.clusterK })
-		return compagg.New(h, vecs, t.seed)
-	}
-	return nil, fmt.Errorf("--model %q: want cosinet, ca or compclip", t.arch)
+	return a.New(t.paper, values, enc, t.opts.Seed)
 }
 
 // initModel loads --init and checks it against the flags.
-func (t *trainCmd) initModel(fs *pflag.FlagSet, stderr io.Writer) (trainable, error) {
+func (t *trainCmd) initModel(fs *pflag.FlagSet, stderr io.Writer) (model.Trainable, error) {
 	loaded, err := model.Load(t.init)
 	if err != nil {
 		return nil, fmt.Errorf("--init: %w", err)
 	}
-	m, ok := loaded.(trainable)
+	m, ok := loaded.(model.Trainable)
 	if !ok {
 		return nil, fmt.Errorf("--init %s: a %s model cannot be trained further", t.init, loaded.Config().Architecture)
 	}
 	cfg := m.Config()
-	if fs.Changed("model") && t.arch != cfg.Architecture {
-		return nil, fmt.Errorf("--init %s is a %s model, not --model %s", t.init, cfg.Architecture, t.arch)
+	if (fs.Changed("arch") || fs.Changed("model")) && t.arch != cfg.Architecture {
+		return nil, fmt.Errorf("--init %s is a %s model, not --arch %s", t.init, cfg.Architecture, t.arch)
 	}
 	t.arch = cfg.Architecture
-	for name := range archFlagUse {
+	for name := range t.owners {
 		if fs.Changed(name) {
 			return nil, fmt.Errorf("--%s: with --init the architecture's settings come from %s; leave the flag out", name, t.init)
 		}
+	}
+	if fs.Changed("paper") {
+		return nil, fmt.Errorf("--paper: with --init the architecture's settings come from %s; leave the flag out", t.init)
 	}
 	if t.embeddings != "" {
 		vecs, err := embed.Load(t.embeddings, t.embedFmt)
 		if err != nil {
 			return nil, fmt.Errorf("--embeddings: %w", err)
 		}
-		if id := vecs.Identity(); id != cfg.Embeddings {
-			return nil, fmt.Errorf("--embeddings %s (%s) are not the word vectors %s was trained with (%s): a different vocabulary; leave --embeddings out to use the model's", t.embeddings, id, t.init, cfg.Embeddings)
+		if id := vecs.Identity(); id != cfg.Encoder.Identity {
+			return nil, fmt.Errorf("--embeddings %s (%s) are not the word vectors %s was trained with (%s): a different vocabulary; leave --embeddings out to use the model's", t.embeddings, id, t.init, cfg.Encoder.Identity)
 		}
 	}
 	fmt.Fprintf(stderr, "init: %s model from %s (%d parameters)\n", cfg.Architecture, t.init, cfg.Params)
 	return m, nil
 }
 
-// defaults fills in the training settings left out, per architecture.
+// defaults fills in the training settings left out from the
+// architecture's recommendation, and checks them.
 func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
+	obj, err := model.ParseObjective(t.objective)
+	if err != nil {
+		return fmt.Errorf("--objective: %w", err)
+	}
+	if t.listwise {
+		if fs.Changed("objective") && obj != model.Listwise {
+			return fmt.Errorf("--listwise and --objective %s: give one", t.objective)
+		}
+		obj = model.Listwise
+	}
 	noDev := t.devSplit == "none" || t.devSplit == ""
 	if catalog.IsFile(t.data.name) {
 		// A file has no splits: a dev "split" would be the training file
@@ -343,52 +314,50 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	} else if t.devPath != "" {
 		return fmt.Errorf("--dev-path is for the jsonl and tsv datasets; %s has splits: use --dev-split", t.data.name)
 	}
-	rec := cosinet.RecipeTraining()
-	if t.arch == compagg.CA || t.arch == compagg.CompClip {
-		rec = compagg.RecipeTraining()
-		// Keeping the best epoch needs a dev split; without one (e.g.
-		// pre-training on SQuAD-sent) the last epoch is kept.
-		rec.KeepBest = rec.KeepBest && !noDev
-	} else {
-		rec.LR = cosinet.PaperLR(t.listwise)
-		if t.paper {
-			rec.Batch = 1
-		}
+	a, err := model.Lookup(t.arch)
+	if err != nil {
+		return fmt.Errorf("--arch: %w", err)
 	}
+	rec := a.Training(t.paper, obj)
+	// Keeping the best epoch needs a dev split; without one (e.g.
+	// pre-training on SQuAD-sent) the last epoch is kept.
+	rec.KeepBest = rec.KeepBest && !noDev
+	o := &t.opts
+	o.Objective = obj
 	for flag, apply := range map[string]func(){
-		"epochs": func() { t.epochs = rec.Epochs }, "batch": func() { t.batch = rec.Batch }, "clip": func() { t.clip = rec.ClipNorm },
-		"keep-best": func() { t.keepBest = rec.KeepBest }, "lr": func() { t.lr = rec.LR },
+		"epochs": func() { o.Epochs = rec.Epochs }, "batch": func() { o.Batch = rec.Batch }, "clip": func() { o.ClipNorm = rec.ClipNorm },
+		"keep-best": func() { o.KeepBest = rec.KeepBest }, "lr": func() { o.LR = rec.LR },
 	} {
 		if !fs.Changed(flag) {
 			apply()
 		}
 	}
 	switch {
-	case t.epochs < 1:
-		return fmt.Errorf("--epochs %d: must be at least 1", t.epochs)
-	case t.batch < 1:
-		return fmt.Errorf("--batch %d: must be at least 1", t.batch)
-	case t.lr <= 0 || math.IsNaN(t.lr):
-		return fmt.Errorf("--lr %v: must be positive", t.lr)
-	case t.clip < 0 || math.IsNaN(t.clip):
-		return fmt.Errorf("--clip %v: must be 0 (none) or positive", t.clip)
-	case t.keepBest && noDev:
+	case o.Epochs < 1:
+		return fmt.Errorf("--epochs %d: must be at least 1", o.Epochs)
+	case o.Batch < 1:
+		return fmt.Errorf("--batch %d: must be at least 1", o.Batch)
+	case o.LR <= 0 || math.IsNaN(o.LR):
+		return fmt.Errorf("--lr %v: must be positive", o.LR)
+	case o.ClipNorm < 0 || math.IsNaN(o.ClipNorm):
+		return fmt.Errorf("--clip %v: must be 0 (none) or positive", o.ClipNorm)
+	case o.KeepBest && noDev:
 		return fmt.Errorf("--keep-best needs a dev split (--dev-split is %q) or, for jsonl and tsv, --dev-path", t.devSplit)
 	}
 	return nil
 }
 
 // fit validates the flags, loads the data and embeddings, and trains.
-func (t *trainCmd) fit(cmd *cobra.Command) (trainable, *train.Summary, error) {
+func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, error) {
 	fs, stderr := cmd.Flags(), cmd.ErrOrStderr()
-	var m trainable
+	var m model.Trainable
 	var err error
 	if t.init != "" {
 		if m, err = t.initModel(fs, stderr); err != nil {
 			return nil, nil, err
 		}
-	} else if t.arch != "cosinet" && t.arch != compagg.CA && t.arch != compagg.CompClip {
-		return nil, nil, fmt.Errorf("--model %q: want cosinet, ca or compclip", t.arch)
+	} else if _, err := model.Lookup(t.arch); err != nil {
+		return nil, nil, fmt.Errorf("--arch: %w", err)
 	}
 	if err := t.defaults(fs); err != nil {
 		return nil, nil, err
@@ -407,34 +376,36 @@ func (t *trainCmd) fit(cmd *cobra.Command) (trainable, *train.Summary, error) {
 			return nil, nil, fmt.Errorf("--embeddings: %w", err)
 		}
 		fmt.Fprintf(stderr, "embeddings: %d words x %d from %s (%.1fs)\n", vecs.Len(), vecs.Dim, t.embeddings, time.Since(start).Seconds())
-		if m, err = t.newModel(fs, vecs); err != nil {
+		enc, err := encoder.NewStatic[float32](vecs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--embeddings: %w", err)
+		}
+		if m, err = t.newModel(fs, enc); err != nil {
 			return nil, nil, err
 		}
 	}
 	bar := t.progressBar(stderr)
-	opts := train.Options{
-		Epochs: t.epochs, LR: t.lr, Listwise: t.listwise, Batch: t.batch, ClipNorm: t.clip,
-		Seed: t.seed, Workers: t.workers, Dev: devQs, KeepBest: t.keepBest,
-		Progress: func(p train.Progress) {
-			if bar == nil {
-				return
-			}
-			if bar.GetMax() != p.Steps {
-				bar.ChangeMax(p.Steps)
-			}
-			bar.Describe(fmt.Sprintf("epoch %d/%d  loss %.4f  %4.0f pairs/s", p.Epoch, t.epochs, p.Loss, float64(p.Pairs)/p.Elapsed.Seconds()))
-			bar.Set(p.Step)
-		},
-		EpochEnd: func(r train.EpochResult) {
-			if bar != nil {
-				bar.Clear()
-			}
-			dev := ""
-			if r.Dev {
-				dev = fmt.Sprintf("  dev MAP %.4f  MRR %.4f", r.DevMAP, r.DevMRR)
-			}
-			fmt.Fprintf(stderr, "epoch %d: loss %.4f  %.1fs%s\n", r.Epoch, r.Loss, r.Duration.Seconds(), dev)
-		},
+	opts := t.opts
+	opts.Dev = devQs
+	opts.Progress = func(p train.Progress) {
+		if bar == nil {
+			return
+		}
+		if bar.GetMax() != p.Steps {
+			bar.ChangeMax(p.Steps)
+		}
+		bar.Describe(fmt.Sprintf("epoch %d/%d  loss %.4f  %4.0f pairs/s", p.Epoch, opts.Epochs, p.Loss, float64(p.Pairs)/p.Elapsed.Seconds()))
+		bar.Set(p.Step)
+	}
+	opts.EpochEnd = func(r train.EpochResult) {
+		if bar != nil {
+			bar.Clear()
+		}
+		dev := ""
+		if r.Dev {
+			dev = fmt.Sprintf("  dev MAP %.4f  MRR %.4f", r.DevMAP, r.DevMRR)
+		}
+		fmt.Fprintf(stderr, "epoch %d: loss %.4f  %.1fs%s\n", r.Epoch, r.Loss, r.Duration.Seconds(), dev)
 	}
 	sum, err := train.Train(cmd.Context(), m, trainQs, opts)
 	if bar != nil {
@@ -447,48 +418,26 @@ func (t *trainCmd) fit(cmd *cobra.Command) (trainable, *train.Summary, error) {
 	return m, sum, nil
 }
 
-// trainingRecord is saved in the model file's configuration.
-type trainingRecord struct {
-	Dataset     string              `json:"dataset"`
-	Split       string              `json:"split"`
-	Init        string              `json:"init,omitempty"`
-	Listwise    bool                `json:"listwise"`
-	Epochs      int                 `json:"epochs"`
-	Batch       int                 `json:"batch"`
-	LR          float64             `json:"lr"`
-	Clip        float64             `json:"clip_norm,omitempty"`
-	KeptEpoch   int                 `json:"kept_epoch,omitempty"`
-	Seed        uint64              `json:"seed"`
-	Questions   int                 `json:"questions"`
-	Skipped     int                 `json:"skipped"`
-	Pairs       int                 `json:"pairs"`
-	WallSeconds float64             `json:"wall_seconds"`
-	BLAS        string              `json:"blas"`
-	Epoch       []train.EpochResult `json:"epochs_log"`
-}
-
 func (t *trainCmd) loadData() (trainQs, devQs []dataset.Question, err error) {
 	sub, err := dataset.ParseSubset(t.trainSubset)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--train-subset: %w", err)
 	}
-	t.data.split = t.trainSplit
-	trainQs, _, _, err = t.data.load()
+	_, trainQs, _, err = t.data.load(t.trainSplit, sub)
 	if err != nil {
 		return nil, nil, err
 	}
-	trainQs = dataset.Filter(trainQs, sub)
 	switch {
 	case catalog.IsFile(t.data.name):
 		if t.devPath != "" {
-			t.data.path = t.devPath
-			if _, devQs, _, err = t.data.load(); err != nil {
+			dev := t.data
+			dev.path = t.devPath
+			if _, devQs, _, err = dev.load("", ""); err != nil {
 				return nil, nil, err
 			}
 		}
 	case t.devSplit != "none" && t.devSplit != "":
-		t.data.split = t.devSplit
-		if _, devQs, _, err = t.data.load(); err != nil {
+		if _, devQs, _, err = t.data.load(t.devSplit, ""); err != nil {
 			return nil, nil, err
 		}
 	}

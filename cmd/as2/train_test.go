@@ -61,9 +61,9 @@ func TestTrainEvalRank(t *testing.T) {
 	// --init continues from the saved model.
 	ca := filepath.Join(dir, "ca.as2")
 	for _, args := range [][]string{
-		{"--model", "ca", "--listwise", "--rnn", "birnn", "--out", ca},
-		{"--model", "compclip", "--clusters", "4", "--cluster-k", "2", "--clip-k", "2", "--keep-best", "--out", ca},
-		{"--model", "compclip", "--attention-clip", "threshold", "--clip-threshold", "0.3", "--exact-match", "--out", ca},
+		{"--arch", "ca", "--listwise", "--rnn", "birnn", "--out", ca},
+		{"--model", "compclip", "--clusters", "4", "--cluster-k", "2", "--clip-k", "2", "--keep-best", "--out", ca}, // --model: the deprecated alias of --arch
+		{"--arch", "compclip", "--attention-clip", "threshold", "--clip-threshold", "0.3", "--exact-match", "--objective", "triplet", "--out", ca},
 		{"--init", ca, "--epochs", "1", "--out", ca},
 	} {
 		full := append([]string{"train", "--dataset", "jsonl", "--path", data, "--dev-path", data, "--embeddings", emb,
@@ -110,13 +110,17 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--batch", "0"), "--batch 0"},
 		{append(base, "--lr", "-1"), "--lr -1"},
 		{append(base, "--rnn", "transformer"), `rnn "transformer"`},
-		{append(base, "--model", "bert"), `--model "bert"`},
+		{append(base, "--arch", "bert"), `--arch: architecture "bert" is unknown`},
+		{append(base, "--model", "bert"), `--arch: architecture "bert" is unknown`},
+		{append(base, "--objective", "ranknet"), `--objective: objective "ranknet"`},
+		{append(base, "--objective", "pointwise", "--listwise"), "give one"},
 		{append(base, "--embeddings", data), "--embeddings"},
 		{append(base, "--filters", "0"), "filters 0"},
-		{append(base, "--model", "ca", "--kernel", "3"), "--kernel does not apply to --model ca"},
-		{append(base, "--clusters", "8"), "--clusters does not apply to --model cosinet"},
-		{append(base, "--model", "compclip", "--clusters", "4", "--cluster-k", "5"), "cluster k 5"},
-		{append(base, "--model", "compclip", "--attention-clip", "top"), `clip "top"`},
+		{append(base, "--arch", "ca", "--kernel", "3"), "--kernel does not apply to --arch ca (only to cosinet)"},
+		{append(base, "--clusters", "8"), "--clusters does not apply to --arch cosinet"},
+		{append(base, "--arch", "ca", "--widths", "1,x"), `--widths`},
+		{append(base, "--arch", "compclip", "--clusters", "4", "--cluster-k", "5"), "cluster k 5"},
+		{append(base, "--arch", "compclip", "--attention-clip", "top"), `clip "top"`},
 		{append(base, "--keep-best", "--dev-split", "none"), "--keep-best needs a dev split"},
 		{append(base, "--keep-best"), "--keep-best needs a dev split"},
 		{append(base, "--dev-split", "dev"), "has no splits; give the dev file with --dev-path"},
@@ -219,7 +223,7 @@ func TestTrainInitMismatch(t *testing.T) {
 	data, vectors := writeTinyData(t)
 	dir := t.TempDir()
 	m := filepath.Join(dir, "cc.as2")
-	if out, err := run(t, "train", "--model", "compclip", "--dataset", "jsonl", "--path", data, "--embeddings", vectors,
+	if out, err := run(t, "train", "--arch", "compclip", "--dataset", "jsonl", "--path", data, "--embeddings", vectors,
 		"--hidden", "4", "--filters", "2", "--widths", "1", "--epochs", "1", "--dev-split", "none", "--out", m); err != nil {
 		t.Fatalf("train: %v\n%s", err, out)
 	}
@@ -231,7 +235,7 @@ func TestTrainInitMismatch(t *testing.T) {
 		args []string
 		want string
 	}{
-		{append(base, "--model", "ca"), "is a compclip model, not --model ca"},
+		{append(base, "--arch", "ca"), "is a compclip model, not --arch ca"},
 		{append(base, "--clusters", "8"), "--clusters: with --init"},
 		{append(base, "--embeddings", other), "a different vocabulary"},
 	} {

@@ -33,17 +33,15 @@ and its top candidate is correct; recall counts the questions that have one.`,
 			if data.name == "" {
 				return fmt.Errorf("--dataset is required")
 			}
-			if data.split == "" {
-				data.split = "test"
-			}
 			testSplit := data.split
-			data.split = fitSplit
-			devQs, _, _, err := data.load()
+			if testSplit == "" {
+				testSplit = "test"
+			}
+			devQs, _, _, err := data.load(fitSplit, "")
 			if err != nil {
 				return err
 			}
-			data.split = testSplit
-			testQs, _, _, err := data.load()
+			testQs, _, _, err := data.load(testSplit, "")
 			if err != nil {
 				return err
 			}

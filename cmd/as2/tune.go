@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/as2/as2/evaluation/tradeoff"
 	"github.com/spf13/cobra"
-
-	"github.com/as2/as2/rank/cascade"
 )
 
 func newTuneCmd() *cobra.Command {
@@ -45,25 +44,23 @@ file.`,
 			if data.name == "" {
 				return fmt.Errorf("--dataset is required")
 			}
-			testSplit, testPath := data.split, data.path
-			data.split = devSplit
+			devData := data
 			if devPath != "" {
-				data.path = devPath
+				devData.path = devPath
 			}
-			_, dev, _, err := data.load()
+			_, dev, _, err := devData.load(devSplit, "")
 			if err != nil {
 				return fmt.Errorf("dev set: %w", err)
 			}
-			data.split, data.path = testSplit, testPath
-			_, test, _, err := data.load()
+			_, test, _, err := data.load("", "")
 			if err != nil {
 				return fmt.Errorf("test set: %w", err)
 			}
-			devPoints, err := cascade.Sweep(cmd.Context(), fr, lr, first, last, kList, dev)
+			devPoints, err := tradeoff.Sweep(cmd.Context(), fr, lr, first, last, kList, dev)
 			if err != nil {
 				return err
 			}
-			chosen, err := cascade.Choose(devPoints, budget, target)
+			chosen, err := tradeoff.Choose(devPoints, budget, target)
 			if err != nil {
 				return err
 			}
@@ -71,7 +68,7 @@ file.`,
 			if chosen.K > 0 {
 				testKs = []int{chosen.K}
 			}
-			testPoints, err := cascade.Sweep(cmd.Context(), fr, lr, first, last, testKs, test)
+			testPoints, err := tradeoff.Sweep(cmd.Context(), fr, lr, first, last, testKs, test)
 			if err != nil {
 				return err
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/shareddata"
+	"github.com/as2/as2/internal/testkit/shareddata"
 )
 
 // The answer "Zürich" sits after a multi-byte character, so character and

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/benchdata"
+	"github.com/as2/as2/internal/testkit/benchdata"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/train"
 )
 
@@ -29,19 +30,18 @@ func TestWikiQAAccuracy(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
 		variant            string
-		listwise           bool
+		obj                model.Objective
 		floorMAP, floorMRR float64 // measured MAP / MRR in the comment
 	}{
-		{"Comp-Clip", CompClip, false, 0.675, 0.692}, // 0.6842 / 0.7014
-		{"CA_list", CA, true, 0.692, 0.702},          // 0.7014 / 0.7111
+		{"Comp-Clip", CompClip, model.Pointwise, 0.675, 0.692}, // 0.6842 / 0.7014
+		{"CA_list", CA, model.Listwise, 0.692, 0.702},          // 0.7014 / 0.7111
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := New(RecipeHyper(tc.variant), vecs, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := RecipeTraining()
-			opts.Seed, opts.Listwise, opts.Dev = 1, tc.listwise, dataset.Filter(devQs, dataset.Answered)
+			opts := train.Options{Training: training(false, tc.obj), Seed: 1, Dev: dataset.Filter(devQs, dataset.Answered)}
 			sum, err := train.Train(context.Background(), m, dataset.Filter(trainQs, dataset.Answered), opts)
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/benchdata"
+	"github.com/as2/as2/internal/testkit/benchdata"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/train"
 )
 
@@ -19,8 +20,11 @@ func BenchmarkTrainEpoch(b *testing.B) {
 	for _, variant := range []string{CA, CompClip} {
 		b.Run(variant, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				m, _ := New(RecipeHyper(variant), vecs, 1)
-				opts := RecipeTraining()
+				m, err := New(RecipeHyper(variant), vecs, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				opts := train.Options{Training: training(false, model.Pointwise)}
 				opts.Epochs, opts.KeepBest = 1, false
 				if _, err := train.Train(context.Background(), m, qs, opts); err != nil {
 					b.Fatal(err)
@@ -37,7 +41,10 @@ func BenchmarkScore(b *testing.B) {
 	qs, vecs := benchdata.WikiQA(b, "test")
 	for _, variant := range []string{CA, CompClip} {
 		b.Run(variant, func(b *testing.B) {
-			m, _ := New(RecipeHyper(variant), vecs, 1)
+			m, err := New(RecipeHyper(variant), vecs, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
 			pairs := 0
 			for i := 0; i < b.N; i++ {
 				for j := range qs {

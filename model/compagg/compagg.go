@@ -7,12 +7,11 @@ import (
 	"strings"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/embed"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/text"
-	"github.com/as2/as2/train"
 )
 
 // The variants, which are also the architecture names in model files.
@@ -20,11 +19,6 @@ const (
 	CA       = "ca"       // Wang & Jiang (2017): one direction, plain softmax attention
 	CompClip = "compclip" // Bian et al. (2017): both directions, dynamic-clip attention
 )
-
-func init() {
-	model.Register(CA, decode)
-	model.Register(CompClip, decode)
-}
 
 // Hyper are the hyperparameters, saved in the model file.
 type Hyper struct {
@@ -43,7 +37,7 @@ type Hyper struct {
 	RNNHidden     int     `json:"rnn_hidden"`     // 0: the Cosinet paper's sizes
 	Dropout       float64 `json:"dropout"`        // on the aggregated vectors, in training
 	WordDropout   float64 `json:"word_dropout"`   // on the word vectors, in training
-	Encoder       string  `json:"encoder"`        // word vectors: static
+	Encoder       string  `json:"encoder"`        // the encoder's kind (static); the model file's encoder spec says the rest
 }
 
 // Comparison functions.
@@ -65,10 +59,10 @@ const (
 // when Clusters is set (8 in the paper).
 func PaperHyper(variant string) Hyper {
 	if variant == CA {
-		return Hyper{Variant: CA, Hidden: 150, Filters: 150, Widths: []int{1, 2, 3, 4, 5}, Compare: SubMultNN, Clip: ClipNone, ClusterK: 6, Encoder: StaticEncoder}
+		return Hyper{Variant: CA, Hidden: 150, Filters: 150, Widths: []int{1, 2, 3, 4, 5}, Compare: SubMultNN, Clip: ClipNone, ClusterK: 6, Encoder: encoder.StaticKind}
 	}
 	return Hyper{Variant: CompClip, Hidden: 100, Filters: 100, Widths: []int{1, 2, 3, 4, 5}, Compare: Mult,
-		Clip: ClipKMax, ClipK: 5, ClusterK: 6, Dropout: 0.5, Encoder: StaticEncoder}
+		Clip: ClipKMax, ClipK: 5, ClusterK: 6, Dropout: 0.5, Encoder: encoder.StaticKind}
 }
 
 // RecipeHyper is as2's default for the variant, chosen on the WikiQA dev
@@ -80,15 +74,6 @@ func RecipeHyper(variant string) Hyper {
 	h := PaperHyper(variant)
 	h.ExactMatch, h.WordDropout, h.Dropout = true, 0.3, 0
 	return h
-}
-
-// RecipeTraining is as2's default training for these models, chosen on the
-// WikiQA dev set: 5 epochs at a peak learning rate of 3e-3 (the papers do
-// not give theirs), 8 questions per step, gradients clipped to norm 5 (the
-// Comp-Clip paper's), keeping the epoch with the best dev MAP (the papers'
-// early stopping).
-func RecipeTraining() train.Options {
-	return train.Options{Epochs: 5, LR: 3e-3, Batch: 8, ClipNorm: 5, KeepBest: true}
 }
 
 func (h Hyper) validate() error {
@@ -153,46 +138,61 @@ func (h Hyper) clipArgs() (int, float64) {
 // calls; Loss and ParamsChanged are for training, which owns the model
 // meanwhile.
 type Model struct {
-	hyper Hyper
-	vecs  *embed.Vectors
-	enc   Encoder
-	ps    *nn.Params[float32]
+	*net[float32]
+	*model.Network[*input] // Score, Prepare and Loss
 	model.TrainingRecord
+}
 
-	gate, update *nn.Linear[float32] // context representation σ(Wⁱx) ⊙ tanh(Wᵘx)
-	keyQ, keyA   *nn.Linear[float32] // attention projections Wᵍ (of the question) and, for Comp-Clip, Wᴬ
-	cmp          *nn.Linear[float32] // SUBMULT+NN
-	aggA, aggQ   []*nn.Conv1D[float32]
+// net is the network at float type T: float32 to rank and train, float64
+// for the gradient checks of the real code.
+type net[T nn.Float] struct {
+	hyper Hyper
+	enc   encoder.Encoder[T]
+	ps    *nn.Params[T]
+	rows  nn.TapePool[T] // inference tapes for the candidates
+
+	gate, update *nn.Linear[T] // context representation σ(Wⁱx) ⊙ tanh(Wᵘx)
+	keyQ, keyA   *nn.Linear[T] // attention projections Wᵍ (of the question) and, for Comp-Clip, Wᴬ
+	cmp          *nn.Linear[T] // SUBMULT+NN
+	aggA, aggQ   []*nn.Conv1D[T]
 
 	// Latent clustering, and the shifts that concatenating the cluster
 	// vector to each side's comparison vectors adds to its pooled filters.
-	clusters       *nn.LatentClusters[float32]
-	lcToA, lcToQ   *nn.Linear[float32]
-	rnn            nn.SeqLayer[float32]
-	out            *nn.Linear[float32]
-	*model.Network // Score and Loss
+	clusters     *latentClusters[T]
+	lcToA, lcToQ *nn.Linear[T]
+	rnn          nn.SeqLayer[T]
+	out          *nn.Linear[T]
 }
 
-// New creates an untrained model over vecs, initialised from seed.
-func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
+// New creates an untrained model over enc, initialised from seed.
+func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
+	n, err := newNet(h, enc, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}, nil
+}
+
+func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], error) {
 	if h.Clip == "" {
 		h.Clip = ClipNone
 	}
-	if h.Encoder == "" {
-		h.Encoder = StaticEncoder
+	if h.RNN == "none" {
+		h.RNN = ""
 	}
 	if err := h.validate(); err != nil {
 		return nil, err
 	}
-	if vecs == nil || vecs.Len() == 0 {
-		return nil, fmt.Errorf("%s needs word embeddings", h.Variant)
+	if enc == nil {
+		return nil, fmt.Errorf("%s needs an encoder (word embeddings)", h.Variant)
 	}
-	enc, err := newEncoder(h.Encoder, vecs)
-	if err != nil {
-		return nil, err
+	if h.Encoder == "" {
+		h.Encoder = enc.Spec().Kind
 	}
-	m := &Model{hyper: h, vecs: vecs, enc: enc, ps: nn.NewParams[float32]()}
-	m.Network = model.NewNetwork(m.forward)
+	if kind := enc.Spec().Kind; h.Encoder != kind {
+		return nil, fmt.Errorf("hyperparameters name encoder %q, the model has a %s encoder", h.Encoder, kind)
+	}
+	m := &net[T]{hyper: h, enc: enc, ps: nn.NewParams[T]()}
 	rng := nn.NewRNG(seed)
 	d, l := enc.Dim(), h.Hidden
 	m.gate = nn.NewLinear(m.ps, "context.gate", d, l, true, rng)
@@ -213,13 +213,14 @@ func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
 		pair *= 2
 	}
 	if h.Clusters > 0 {
-		m.clusters = nn.NewLatentClusters(m.ps, "cluster", l, l, h.Clusters, h.ClusterK, rng)
+		m.clusters = newLatentClusters(m.ps, "cluster", l, l, h.Clusters, h.ClusterK, rng)
 		m.lcToA = nn.NewLinear(m.ps, "cluster.to_candidate", l, len(h.Widths)*h.Filters, false, rng)
 		if h.Variant == CompClip {
 			m.lcToQ = nn.NewLinear(m.ps, "cluster.to_question", l, len(h.Widths)*h.Filters, false, rng)
 		}
 	}
 	if h.RNN != "" {
+		var err error
 		if m.rnn, err = nn.NewRecurrent(h.RNN, m.ps, "rnn", pair, h.RNNHidden, rng); err != nil {
 			return nil, err
 		}
@@ -229,8 +230,8 @@ func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) newCNN(name string, in int, rng *rand.Rand) []*nn.Conv1D[float32] {
-	var convs []*nn.Conv1D[float32]
+func (m *net[T]) newCNN(name string, in int, rng *rand.Rand) []*nn.Conv1D[T] {
+	var convs []*nn.Conv1D[T]
 	for _, w := range m.hyper.Widths {
 		convs = append(convs, nn.NewConv1D(m.ps, fmt.Sprintf("%s.w%d", name, w), in, m.hyper.Filters, w, rng))
 	}
@@ -238,29 +239,50 @@ func (m *Model) newCNN(name string, in int, rng *rand.Rand) []*nn.Conv1D[float32
 }
 
 // Hyper returns the model's hyperparameters.
-func (m *Model) Hyper() Hyper { return m.hyper }
+func (m *net[T]) Hyper() Hyper { return m.hyper }
 
-// Params implements train.Model.
-func (m *Model) Params() *nn.Params[float32] { return m.ps }
+// Params implements model.Trainable.
+func (m *net[T]) Params() *nn.Params[T] { return m.ps }
 
-// ParamsChanged implements train.Model; the model keeps no caches.
-func (m *Model) ParamsChanged() {}
+// ParamsChanged implements model.Trainable; the model keeps no caches.
+func (m *net[T]) ParamsChanged() {}
 
 // sentence is a tokenized sentence and its set of words (no punctuation),
 // for the exact-match feature.
 type sentence struct {
-	toks  []string
+	toks  encoder.Tokens
 	words map[string]bool
 }
 
-func newSentence(s string) sentence {
-	toks := text.Tokenize(s)
-	if len(toks) == 0 {
+// input is a question prepared for the model: its sentences tokenised.
+type input struct {
+	q     *dataset.Question
+	qs    sentence
+	cands []sentence
+}
+
+// Question implements model.Input.
+func (in *input) Question() *dataset.Question { return in.q }
+
+// prepare tokenises q's sentences, the candidates spread over the cores.
+func (m *net[T]) prepare(q *dataset.Question) *input {
+	in := &input{q: q, qs: m.sentence(q.Text), cands: make([]sentence, len(q.Candidates))}
+	nn.Parallel(len(in.cands), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			in.cands[i] = m.sentence(q.Candidates[i].Text)
+		}
+	})
+	return in
+}
+
+func (m *net[T]) sentence(s string) sentence {
+	toks := m.enc.Tokenize(s)
+	if toks.Len() == 0 {
 		// An empty sentence still needs one step: a token without a vector.
-		toks = []string{""}
+		toks = encoder.Tokens{Text: []string{""}, IDs: []int{-1}}
 	}
-	words := make(map[string]bool, len(toks))
-	for _, t := range toks {
+	words := make(map[string]bool, toks.Len())
+	for _, t := range toks.Text {
 		if !text.IsPunctuation(t) {
 			words[t] = true
 		}
@@ -269,9 +291,9 @@ func newSentence(s string) sentence {
 }
 
 // exactMatch is the column [T, 1] saying which of a's words occur in b.
-func exactMatch(a, b sentence) *nn.Tensor[float32] {
-	f := nn.NewTensor[float32](len(a.toks), 1)
-	for i, t := range a.toks {
+func exactMatch[T nn.Float](a, b sentence) *nn.Tensor[T] {
+	f := nn.NewTensor[T](a.toks.Len(), 1)
+	for i, t := range a.toks.Text {
 		if b.words[t] { // words leaves punctuation out
 			f.Data[i] = 1
 		}
@@ -280,7 +302,7 @@ func exactMatch(a, b sentence) *nn.Tensor[float32] {
 }
 
 // words encodes a sentence's tokens, with word dropout in training.
-func (m *Model) words(tp *nn.Tape[float32], toks []string) *nn.Var[float32] {
+func (m *net[T]) words(tp *nn.Tape[T], toks encoder.Tokens) *nn.Var[T] {
 	x := m.enc.Encode(tp, toks)
 	if m.hyper.WordDropout > 0 {
 		x = tp.Dropout(x, m.hyper.WordDropout)
@@ -289,19 +311,19 @@ func (m *Model) words(tp *nn.Tape[float32], toks []string) *nn.Var[float32] {
 }
 
 // context is equation 1: σ(Wⁱx + bⁱ) ⊙ tanh(Wᵘx + bᵘ), row by row.
-func (m *Model) context(tp *nn.Tape[float32], x *nn.Var[float32]) *nn.Var[float32] {
+func (m *net[T]) context(tp *nn.Tape[T], x *nn.Var[T]) *nn.Var[T] {
 	return tp.Mul(tp.Sigmoid(m.gate.Forward(tp, x)), tp.Tanh(m.update.Forward(tp, x)))
 }
 
 // attend is equation 2 for one direction: every row of a attends over the
 // rows of b through keys = W·b̄ + bias, with dynamic clipping.
-func (m *Model) attend(tp *nn.Tape[float32], a, b, keys *nn.Var[float32]) *nn.Var[float32] {
+func (m *net[T]) attend(tp *nn.Tape[T], a, b, keys *nn.Var[T]) *nn.Var[T] {
 	k, thr := m.hyper.clipArgs()
-	return tp.ClipAttention(a, b, keys, k, thr)
+	return clipAttention(tp, a, b, keys, k, thr)
 }
 
 // compare is equation 3 (or SUBMULT+NN), with the exact-match column.
-func (m *Model) compare(tp *nn.Tape[float32], a, h *nn.Var[float32], em *nn.Tensor[float32]) *nn.Var[float32] {
+func (m *net[T]) compare(tp *nn.Tape[T], a, h *nn.Var[T], em *nn.Tensor[T]) *nn.Var[T] {
 	c := tp.Mul(a, h)
 	if m.cmp != nil {
 		d := tp.Sub(a, h)
@@ -315,8 +337,8 @@ func (m *Model) compare(tp *nn.Tape[float32], a, h *nn.Var[float32], em *nn.Tens
 
 // aggregate is the CNN of equation 4 before its ReLU: every width's
 // filters, max-pooled over time, concatenated.
-func (m *Model) aggregate(tp *nn.Tape[float32], convs []*nn.Conv1D[float32], c *nn.Var[float32]) *nn.Var[float32] {
-	parts := make([]*nn.Var[float32], len(convs))
+func (m *net[T]) aggregate(tp *nn.Tape[T], convs []*nn.Conv1D[T], c *nn.Var[T]) *nn.Var[T] {
+	parts := make([]*nn.Var[T], len(convs))
 	for i, conv := range convs {
 		parts[i] = tp.MaxPool(conv.Forward(tp, c))
 	}
@@ -325,43 +347,37 @@ func (m *Model) aggregate(tp *nn.Tape[float32], convs []*nn.Conv1D[float32], c *
 
 // cluster is equations 5-6 for a sentence's context representation x
 // [T, l]: the cluster vector of its mean.
-func (m *Model) cluster(tp *nn.Tape[float32], x *nn.Var[float32]) *nn.Var[float32] {
+func (m *net[T]) cluster(tp *nn.Tape[T], x *nn.Var[T]) *nn.Var[T] {
 	return m.clusters.Forward(tp, tp.MeanPool(x))
 }
 
 // forward computes the scores [n] of q's candidates on tp; infer spreads
 // the candidates over the cores (see nn.TapePool.StackRows).
-func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32] {
+func (m *net[T]) forward(tp *nn.Tape[T], in *input, infer bool) *nn.Var[T] {
 	h := m.hyper
-	qs := newSentence(q.Text)
+	qs, cands := in.qs, in.cands
 	qBar := m.context(tp, m.words(tp, qs.toks))
-	cands := make([]sentence, len(q.Candidates))
-	nn.Parallel(len(cands), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			cands[i] = newSentence(q.Candidates[i].Text)
-		}
-	})
 	// The candidates' context representations in one pass: the projections
 	// are one GEMM over all of the question's candidate words.
-	encoded := make([]*nn.Var[float32], len(q.Candidates))
-	offsets := make([]int, len(q.Candidates)+1) // candidate i's rows of cBar
+	encoded := make([]*nn.Var[T], len(cands))
+	offsets := make([]int, len(cands)+1) // candidate i's rows of cBar
 	for i, cs := range cands {
 		encoded[i] = m.words(tp, cs.toks)
-		offsets[i+1] = offsets[i] + len(cs.toks)
+		offsets[i+1] = offsets[i] + cs.toks.Len()
 	}
 	cBar := m.context(tp, tp.Stack(encoded...))
 	keysQ := m.keyQ.Forward(tp, qBar)
-	var clusterQ *nn.Var[float32]
+	var clusterQ *nn.Var[T]
 	if m.clusters != nil {
 		clusterQ = m.cluster(tp, qBar)
 	}
 	// pair is candidate i's vector [Rᵠ] (CA) or [Rᵠ; Rᴬ] (Comp-Clip).
-	pair := func(tp *nn.Tape[float32], i int) *nn.Var[float32] {
+	pair := func(tp *nn.Tape[T], i int) *nn.Var[T] {
 		cs := cands[i]
 		a := tp.Rows(cBar, offsets[i], offsets[i+1])
-		var emA, emQ *nn.Tensor[float32]
+		var emA, emQ *nn.Tensor[T]
 		if h.ExactMatch {
-			emA, emQ = exactMatch(cs, qs), exactMatch(qs, cs)
+			emA, emQ = exactMatch[T](cs, qs), exactMatch[T](qs, cs)
 		}
 		// Each candidate word against its soft alignment in the question:
 		// the paper's Cᵠ = Ā ⊙ Hᵠ, aggregated into Rᵠ.
@@ -381,29 +397,20 @@ func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *
 		}
 		return r
 	}
-	x := m.Tapes().StackRows(tp, len(cands), infer, pair)
+	x := m.rows.StackRows(tp, len(cands), infer, pair)
 	if h.Dropout > 0 {
 		x = tp.Dropout(x, h.Dropout)
 	}
 	if m.rnn != nil {
 		x = m.rnn.Forward(tp, x)
 	}
-	return tp.Reshape(m.out.Forward(tp, x), len(q.Candidates))
+	return tp.Reshape(m.out.Forward(tp, x), len(cands))
 }
 
 // Config implements model.Model.
 func (m *Model) Config() model.Config {
-	return model.NeuralConfig(m.hyper.Variant, m.hyper, m.vecs, m.ps, m.TrainingRecord)
+	return model.NeuralConfig(m.hyper.Variant, m.hyper, m.enc, m.ps, m.TrainingRecord)
 }
 
-// Tensors implements model.Model: the parameters, then the embeddings.
-func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.vecs) }
-
-func decode(cfg model.Config, tensors []safetensors.Tensor) (model.Model, error) {
-	return model.DecodeNeural(cfg, tensors, func(h Hyper, vecs *embed.Vectors) (*Model, error) {
-		if h.Variant != cfg.Architecture {
-			return nil, fmt.Errorf("hyperparameters are for %q, the file says %q: the file is corrupt", h.Variant, cfg.Architecture)
-		}
-		return New(h, vecs, 0)
-	})
-}
+// Tensors implements model.Model: the parameters, then the encoder's.
+func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.enc) }

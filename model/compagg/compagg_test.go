@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/embed"
-	"github.com/as2/as2/internal/tinydata"
+	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
@@ -45,13 +44,20 @@ func tinyHypers() map[string]Hyper {
 	return hs
 }
 
+// tiny builds a model over the tiny vectors, failing t on an error.
+func tiny(t testing.TB, h Hyper, seed uint64) *Model {
+	t.Helper()
+	m, err := New(h, tinydata.Static[float32](t), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for name, h := range tinyHypers() {
 		t.Run(name, func(t *testing.T) {
-			m, err := New(h, tinydata.Vectors(t), 3)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := tiny(t, h, 3)
 			q := tinydata.Question()
 			want, err := m.Score(context.Background(), q)
 			if err != nil || len(want) != 4 {
@@ -65,7 +71,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := back.Score(context.Background(), q); !reflect.DeepEqual(got, want) {
+			if got, err := back.Score(context.Background(), q); err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("scores %v after loading, %v before", got, want)
 			}
 			if cfg := back.Config(); cfg.Architecture != h.Variant || cfg.Params != m.Params().Count() {
@@ -79,15 +85,18 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // pointwise and listwise.
 func TestTrainTiny(t *testing.T) {
 	for name, h := range tinyHypers() {
-		for _, listwise := range []bool{false, true} {
-			m, _ := New(h, tinydata.Vectors(t), 3)
+		for _, obj := range []model.Objective{model.Pointwise, model.Listwise} {
+			m := tiny(t, h, 3)
 			qs := []dataset.Question{*tinydata.Question()}
-			if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 40, LR: 0.02, Listwise: listwise}); err != nil {
+			if _, err := train.Train(context.Background(), m, qs, train.Options{Training: model.Training{Objective: obj, Epochs: 40, LR: 0.02}}); err != nil {
 				t.Fatal(err)
 			}
-			s, _ := m.Score(context.Background(), &qs[0])
+			s, err := m.Score(context.Background(), &qs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
 			if s[1] <= s[0] || s[1] <= s[2] || s[1] <= s[3] {
-				t.Errorf("%s (listwise %v): the answer is not ranked first after training: %v", name, listwise, s)
+				t.Errorf("%s (%s): the answer is not ranked first after training: %v", name, obj.Name(), s)
 			}
 		}
 	}
@@ -100,13 +109,13 @@ func TestScoreMatchesTrainingPath(t *testing.T) {
 	for name, h := range tinyHypers() {
 		t.Run(name, func(t *testing.T) {
 			h.Dropout = 0
-			m, _ := New(h, tinydata.Vectors(t), 3)
+			m := tiny(t, h, 3)
 			got, err := m.Score(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
 			tp := nn.NewTape(m.Params().NewGrads(), 1)
-			want := m.forward(tp, q, false).Value.Data
+			want := m.forward(tp, m.prepare(q), false).Value.Data
 			for i := range want {
 				if d := got[i] - float64(want[i]); d > 1e-5 || d < -1e-5 {
 					t.Fatalf("candidate %d: Score %v, training path %v", i, got[i], want[i])
@@ -120,11 +129,14 @@ func TestScoreMatchesTrainingPath(t *testing.T) {
 // ignored: k-max with k = 1 must score differently from plain softmax.
 func TestClippingChangesScores(t *testing.T) {
 	h := tinyHypers()["compclip kmax"]
-	a, _ := New(h, tinydata.Vectors(t), 3)
+	a := tiny(t, h, 3)
 	h.ClipK = 1
-	b, _ := New(h, tinydata.Vectors(t), 3)
-	sa, _ := a.Score(context.Background(), tinydata.Question())
-	sb, _ := b.Score(context.Background(), tinydata.Question())
+	b := tiny(t, h, 3)
+	sa, errA := a.Score(context.Background(), tinydata.Question())
+	sb, errB := b.Score(context.Background(), tinydata.Question())
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
 	if reflect.DeepEqual(sa, sb) {
 		t.Fatalf("k = 1 and k = 2 score the same: %v", sa)
 	}
@@ -151,21 +163,23 @@ func TestBadHyper(t *testing.T) {
 		h := ok
 		h.Widths = append([]int(nil), ok.Widths...)
 		edit(&h)
-		if _, err := New(h, tinydata.Vectors(t), 1); err == nil {
+		if _, err := New(h, tinydata.Static[float32](t), 1); err == nil {
 			t.Errorf("%s: hyperparameters %+v accepted", name, h)
 		}
 	}
-	if _, err := New(ok, embed.New(4), 1); err == nil {
-		t.Error("empty embeddings accepted")
+	if _, err := New(ok, nil, 1); err == nil {
+		t.Error("no encoder accepted")
 	}
 }
 
 // TestArchitectureMismatch: a file whose hyperparameters name another
 // variant than its architecture is refused.
 func TestArchitectureMismatch(t *testing.T) {
-	m, _ := New(tinyHypers()["ca"], tinydata.Vectors(t), 3)
+	m := tiny(t, tinyHypers()["ca"], 3)
 	var good bytes.Buffer
-	model.Write(&good, m)
+	if err := model.Write(&good, m); err != nil {
+		t.Fatal(err)
+	}
 	tensors, meta, err := safetensors.Read(bytes.NewReader(good.Bytes()))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model/compagg"
 )
 
@@ -17,9 +18,13 @@ func ExampleNew() {
 	vecs.Add("who", []float32{1, 0, 0})
 	vecs.Add("wrote", []float32{0, 1, 0})
 	vecs.Add("hamlet", []float32{0, 0, 1})
+	enc, err := encoder.NewStatic[float32](vecs)
+	if err != nil {
+		panic(err)
+	}
 	h := compagg.RecipeHyper(compagg.CompClip)
 	h.Clusters = 8
-	m, err := compagg.New(h, vecs, 1)
+	m, err := compagg.New(h, enc, 1)
 	if err != nil {
 		panic(err)
 	}

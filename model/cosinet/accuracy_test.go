@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/as2/as2/internal/benchdata"
+	"github.com/as2/as2/internal/testkit/benchdata"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/train"
 )
 
@@ -23,9 +24,8 @@ func TestWikiQAAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := RecipeTraining()
-	opts.Seed = 1
-	sum, err := train.Train(context.Background(), m, trainQs, opts)
+	// The README's run: listwise, the recipe's training.
+	sum, err := train.Train(context.Background(), m, trainQs, train.Options{Training: training(false, model.Listwise), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

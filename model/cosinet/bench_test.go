@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/benchdata"
+	"github.com/as2/as2/internal/testkit/benchdata"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/train"
 )
 
@@ -17,8 +18,11 @@ func BenchmarkTrainEpoch(b *testing.B) {
 	pairs := benchdata.Pairs(qs)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m, _ := New(RecipeHyper(), vecs, 1)
-		if _, err := train.Train(context.Background(), m, qs, train.Options{Epochs: 1, LR: 2e-4, Listwise: true, Batch: 2}); err != nil {
+		m, err := New(RecipeHyper(), vecs, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := train.Train(context.Background(), m, qs, train.Options{Training: model.Training{Objective: model.Listwise, Epochs: 1, LR: 2e-4, Batch: 2}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -28,7 +32,10 @@ func BenchmarkTrainEpoch(b *testing.B) {
 // BenchmarkScore scores the WikiQA test questions; it reports pairs/s.
 func BenchmarkScore(b *testing.B) {
 	qs, vecs := benchdata.WikiQA(b, "test")
-	m, _ := New(RecipeHyper(), vecs, 1)
+	m, err := New(RecipeHyper(), vecs, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	pairs := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -59,7 +66,10 @@ func BenchmarkScore100(b *testing.B) {
 			if rnn == "none" {
 				h.RNN = ""
 			}
-			m, _ := New(h, vecs, 1)
+			m, err := New(h, vecs, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := m.Score(context.Background(), &q); err != nil {

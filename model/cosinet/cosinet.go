@@ -9,6 +9,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
@@ -17,8 +18,6 @@ import (
 
 // Architecture is the name under which Cosinet models are registered.
 const Architecture = "cosinet"
-
-func init() { model.Register(Architecture, decode) }
 
 // Hyper are Cosinet's hyperparameters, saved in the model file.
 type Hyper struct {
@@ -73,31 +72,37 @@ const pairFeatures = 3
 // Model is a Cosinet ranker. It is safe for concurrent Score calls; Loss
 // and ParamsChanged are for training, which owns the model meanwhile.
 type Model struct {
-	hyper Hyper
-	vecs  *embed.Vectors // the static embeddings
-	table *nn.Tensor[float32]
-	unit  *embed.Vectors // unit-length copy, for cosines
-	ps    *nn.Params[float32]
-
-	convQ, convC side
-	rnn          nn.SeqLayer[float32]
-	out          *nn.Linear[float32]
+	*net[float32]
+	*model.Network[*input] // Score, Prepare and Loss
 	model.TrainingRecord
-	*model.Network // Score and Loss
+}
+
+// net is the Cosinet network at float type T: float32 to rank and train,
+// float64 for the gradient checks of the real code.
+type net[T nn.Float] struct {
+	hyper Hyper
+	enc   *encoder.Static[T]
+	unit  *embed.Vectors // unit-length copy of the vectors, for cosines
+	ps    *nn.Params[T]
+	rows  nn.TapePool[T] // inference tapes for the candidates
+
+	convQ, convC side[T]
+	rnn          nn.SeqLayer[T]
+	out          *nn.Linear[T]
 
 	// Inference caches of word projections, one per side, dropped when the
 	// parameters change.
-	cacheQ, cacheC atomic.Pointer[nn.ProjectionCache[float32]]
+	cacheQ, cacheC atomic.Pointer[projectionCache[T]]
 }
 
 // cacheBytes bounds each side's projection cache.
 const cacheBytes = 128 << 20
 
-func (m *Model) cache(p *atomic.Pointer[nn.ProjectionCache[float32]], w *nn.Param[float32]) *nn.ProjectionCache[float32] {
+func (m *net[T]) cache(p *atomic.Pointer[projectionCache[T]], w *nn.Param[T]) *projectionCache[T] {
 	if c := p.Load(); c != nil {
 		return c
 	}
-	c := nn.NewProjectionCache(m.table, w.Value, m.hyper.Kernel, cacheBytes/(4*w.Value.Len()/m.vecs.Dim))
+	c := newProjectionCache(m.enc.Table(), w.Value, m.hyper.Kernel, cacheBytes/(4*w.Value.Len()/m.enc.Dim()))
 	if p.CompareAndSwap(nil, c) {
 		return c
 	}
@@ -105,24 +110,34 @@ func (m *Model) cache(p *atomic.Pointer[nn.ProjectionCache[float32]], w *nn.Para
 }
 
 // side is one sentence encoder: the convolution split into its embedding
-// part (nn.EmbedConv) and its word-feature part (nn.Conv1d), which sum to
+// part (embedConv) and its word-feature part (nn.Conv1d), which sum to
 // one convolution over the concatenated input.
-type side struct {
-	wE, wF, b *nn.Param[float32]
+type side[T nn.Float] struct {
+	wE, wF, b *nn.Param[T]
 }
 
-// New creates an untrained Cosinet over vecs, initialised from seed.
-func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
+// New creates an untrained Cosinet over enc, which must be static word
+// vectors (the paper's frozen embeddings), initialised from seed.
+func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
+	n, err := newNet[float32](h, enc, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}, nil
+}
+
+func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], error) {
+	if h.RNN == "none" {
+		h.RNN = ""
+	}
 	if err := h.validate(); err != nil {
 		return nil, err
 	}
-	if vecs == nil || vecs.Len() == 0 {
-		return nil, fmt.Errorf("cosinet needs word embeddings")
+	static, ok := enc.(*encoder.Static[T])
+	if !ok || static == nil {
+		return nil, fmt.Errorf("cosinet needs static word embeddings, not a %T encoder", enc)
 	}
-	m := &Model{hyper: h, vecs: vecs, ps: nn.NewParams[float32]()}
-	m.Network = model.NewNetwork(m.forward)
-	m.table = nn.FromSlice(vecs.Data, vecs.Len(), vecs.Dim)
-	m.unit = vecs.Normalized()
+	m := &net[T]{hyper: h, enc: static, unit: static.Vectors().Normalized(), ps: nn.NewParams[T]()}
 	rng := nn.NewRNG(seed)
 	m.convQ = m.newSide("conv_q", rng)
 	m.convC = m.newSide("conv_c", rng)
@@ -142,9 +157,9 @@ func New(h Hyper, vecs *embed.Vectors, seed uint64) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) newSide(name string, rng *rand.Rand) side {
-	h, d, nf := m.hyper, m.vecs.Dim, m.hyper.wordFeatures()
-	s := side{
+func (m *net[T]) newSide(name string, rng *rand.Rand) side[T] {
+	h, d, nf := m.hyper, m.enc.Dim(), m.hyper.wordFeatures()
+	s := side[T]{
 		wE: m.ps.New(name+".embed_weight", h.Filters, h.Kernel*d),
 		b:  m.ps.New(name+".bias", h.Filters),
 	}
@@ -159,13 +174,13 @@ func (m *Model) newSide(name string, rng *rand.Rand) side {
 }
 
 // Hyper returns the model's hyperparameters.
-func (m *Model) Hyper() Hyper { return m.hyper }
+func (m *net[T]) Hyper() Hyper { return m.hyper }
 
-// Params implements train.Model.
-func (m *Model) Params() *nn.Params[float32] { return m.ps }
+// Params implements model.Trainable.
+func (m *net[T]) Params() *nn.Params[T] { return m.ps }
 
-// ParamsChanged implements train.Model: it drops the inference caches.
-func (m *Model) ParamsChanged() {
+// ParamsChanged implements model.Trainable: it drops the inference caches.
+func (m *net[T]) ParamsChanged() {
 	m.cacheQ.Store(nil)
 	m.cacheC.Store(nil)
 }
@@ -179,29 +194,48 @@ type sentence struct {
 	word  []bool // not punctuation
 }
 
-func (m *Model) sentence(s string) sentence {
-	toks := text.Tokenize(s)
-	if len(toks) == 0 {
+// input is a question prepared for Cosinet: its sentences tokenised.
+type input struct {
+	q     *dataset.Question
+	qs    sentence
+	cands []sentence
+}
+
+// Question implements model.Input.
+func (in *input) Question() *dataset.Question { return in.q }
+
+// prepare tokenises q's sentences, the candidates spread over the cores.
+func (m *net[T]) prepare(q *dataset.Question) *input {
+	in := &input{q: q, qs: m.sentence(q.Text), cands: make([]sentence, len(q.Candidates))}
+	nn.Parallel(len(in.cands), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			in.cands[i] = m.sentence(q.Candidates[i].Text)
+		}
+	})
+	return in
+}
+
+func (m *net[T]) sentence(s string) sentence {
+	t := m.enc.Tokenize(s)
+	if t.Len() == 0 {
 		// An empty (or all-space) sentence still needs one step: a padding
 		// token without a vector.
-		toks = []string{""}
+		t = encoder.Tokens{Text: []string{""}, IDs: []int{-1}}
 	}
-	out := sentence{toks: toks, ids: make([]int, len(toks)), units: make([][]float32, len(toks)), word: make([]bool, len(toks))}
-	for i, t := range toks {
-		out.ids[i] = -1
-		if id, ok := m.vecs.Index(t); ok {
-			out.ids[i] = id
+	out := sentence{toks: t.Text, ids: t.IDs, units: make([][]float32, t.Len()), word: make([]bool, t.Len())}
+	for i, tok := range t.Text {
+		if id := t.IDs[i]; id >= 0 {
 			out.units[i] = m.unit.Vector(id)
 		}
-		out.word[i] = !text.IsPunctuation(t)
+		out.word[i] = !text.IsPunctuation(tok)
 	}
 	return out
 }
 
 // features builds the per-word channels [T, nf] of a against b.
-func (m *Model) features(a, b sentence, related []float32) *nn.Tensor[float32] {
+func (m *net[T]) features(a, b sentence, related []float32) *nn.Tensor[T] {
 	nf := m.hyper.wordFeatures()
-	f := nn.NewTensor[float32](len(a.toks), nf)
+	f := nn.NewTensor[T](len(a.toks), nf)
 	var inB map[string]bool
 	if m.hyper.ExactMatch {
 		inB = make(map[string]bool, len(b.toks))
@@ -214,7 +248,7 @@ func (m *Model) features(a, b sentence, related []float32) *nn.Tensor[float32] {
 	for i := range a.toks {
 		c := 0
 		if m.hyper.Relatedness {
-			f.Data[i*nf+c] = related[i]
+			f.Data[i*nf+c] = T(related[i])
 			c++
 		}
 		if m.hyper.ExactMatch && a.word[i] && inB[a.toks[i]] {
@@ -227,7 +261,7 @@ func (m *Model) features(a, b sentence, related []float32) *nn.Tensor[float32] {
 // encode runs one side's convolution and global max pooling, with ReLU
 // after the pool (equal to before it, as ReLU is monotone, and F times
 // cheaper).
-func (m *Model) encode(tp *nn.Tape[float32], s side, emb *nn.Var[float32], feats *nn.Tensor[float32]) *nn.Var[float32] {
+func (m *net[T]) encode(tp *nn.Tape[T], s side[T], emb *nn.Var[T], feats *nn.Tensor[T]) *nn.Var[T] {
 	k := m.hyper.Kernel
 	x := emb
 	if s.wF != nil {
@@ -236,60 +270,58 @@ func (m *Model) encode(tp *nn.Tape[float32], s side, emb *nn.Var[float32], feats
 	return tp.ReLU(tp.Add(tp.MaxPool(x), tp.Param(s.b)))
 }
 
-// forward computes the scores [n] of q's candidates on tp; infer uses the
-// projection caches, which carry no gradient.
-func (m *Model) forward(tp *nn.Tape[float32], q *dataset.Question, infer bool) *nn.Var[float32] {
+// forward computes the scores [n] of the question's candidates on tp; infer
+// uses the projection caches, which carry no gradient.
+func (m *net[T]) forward(tp *nn.Tape[T], in *input, infer bool) *nn.Var[T] {
 	k := m.hyper.Kernel
-	qs := m.sentence(q.Text)
-	cands := make([]sentence, len(q.Candidates))
-	cIDs := make([][]int, len(q.Candidates))
-	nn.Parallel(len(cands), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			cands[i] = m.sentence(q.Candidates[i].Text)
-			cIDs[i] = cands[i].ids
-		}
-	})
+	q, qs, cands := in.q, in.qs, in.cands
+	cIDs := make([][]int, len(cands))
+	for i, c := range cands {
+		cIDs[i] = c.ids
+	}
 	// Each side's words are projected once per question: the question's
 	// convolution over its embeddings is the same for every candidate, and
 	// the candidates, sentences of one document, share many words.
-	var qProj, cProj *nn.WordProjection[float32]
+	var qProj, cProj *wordProjection[T]
 	if infer {
 		qProj = m.cache(&m.cacheQ, m.convQ.wE).Project(qs.ids)
 		cProj = m.cache(&m.cacheC, m.convC.wE).Project(cIDs...)
 	} else {
-		qProj = tp.ProjectWords(m.table, tp.Param(m.convQ.wE), k, qs.ids)
-		cProj = tp.ProjectWords(m.table, tp.Param(m.convC.wE), k, cIDs...)
+		table := m.enc.Table()
+		qProj = projectWords(tp, table, tp.Param(m.convQ.wE), k, qs.ids)
+		cProj = projectWords(tp, table, tp.Param(m.convC.wE), k, cIDs...)
 	}
-	qEmb := tp.ConvWords(qProj, qs.ids, k/2)
+	qEmb := convWords(tp, qProj, qs.ids, k/2)
 	var qTerms map[string]float64 // the question's content words and their IDF over the candidates
 	if m.hyper.PairFeatures {
 		qTerms = poolIDF(qs, cands)
 	}
 	// pair builds candidate i's pair vector [qv⊙cv; qv−cv; features].
-	pair := func(tp *nn.Tape[float32], i int) *nn.Var[float32] {
+	pair := func(tp *nn.Tape[T], i int) *nn.Var[T] {
 		cs := cands[i]
 		rq, rc := embed.RelatednessUnit(qs.units, cs.units)
 		qv := m.encode(tp, m.convQ, qEmb, m.features(qs, cs, rq))
-		cv := m.encode(tp, m.convC, tp.ConvWords(cProj, cs.ids, k/2), m.features(cs, qs, rc))
-		parts := []*nn.Var[float32]{tp.Mul(qv, cv), tp.Sub(qv, cv)}
+		cv := m.encode(tp, m.convC, convWords(tp, cProj, cs.ids, k/2), m.features(cs, qs, rc))
+		parts := []*nn.Var[T]{tp.Mul(qv, cv), tp.Sub(qv, cv)}
 		if m.hyper.PairFeatures {
-			pf := nn.NewTensor[float32](pairFeatures)
-			pf.Data[0], pf.Data[1] = overlap(qTerms, cs)
-			pf.Data[2] = 1 / float32(q.Candidates[i].Position+1)
+			pf := nn.NewTensor[T](pairFeatures)
+			plain, weighted := overlap(qTerms, cs)
+			pf.Data[0], pf.Data[1] = T(plain), T(weighted)
+			pf.Data[2] = T(1 / float32(q.Candidates[i].Position+1))
 			parts = append(parts, tp.Const(pf))
 		}
 		return tp.Concat(parts...)
 	}
 	// The candidates are independent up to the RNN: inference spreads them
 	// over the cores.
-	x := m.Tapes().StackRows(tp, len(cands), infer, pair)
+	x := m.rows.StackRows(tp, len(cands), infer, pair)
 	if m.hyper.Dropout > 0 {
 		x = tp.Dropout(x, m.hyper.Dropout)
 	}
 	if m.rnn != nil {
 		x = m.rnn.Forward(tp, x)
 	}
-	return tp.Reshape(m.out.Forward(tp, x), len(q.Candidates))
+	return tp.Reshape(m.out.Forward(tp, x), len(cands))
 }
 
 // poolIDF returns the question's content words (no punctuation, no
@@ -347,12 +379,8 @@ func overlap(terms map[string]float64, c sentence) (plain, weighted float32) {
 
 // Config implements model.Model.
 func (m *Model) Config() model.Config {
-	return model.NeuralConfig(Architecture, m.hyper, m.vecs, m.ps, m.TrainingRecord)
+	return model.NeuralConfig(Architecture, m.hyper, m.enc, m.ps, m.TrainingRecord)
 }
 
 // Tensors implements model.Model: the parameters, then the embeddings.
-func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.vecs) }
-
-func decode(cfg model.Config, tensors []safetensors.Tensor) (model.Model, error) {
-	return model.DecodeNeural(cfg, tensors, func(h Hyper, vecs *embed.Vectors) (*Model, error) { return New(h, vecs, 0) })
-}
+func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.enc) }

@@ -1,4 +1,10 @@
-package cascade
+// Package tradeoff measures the accuracy-latency trade-off of two-stage
+// cascades of rankers (the sequential rerankers paper's Figure 2): Sweep
+// the number k that the first stage passes on, Plot the curve, and Choose
+// the k to deploy for a latency budget or an accuracy target. It sits above
+// package evaluation, which measures each point, and rank/cascade, which
+// builds each cascade.
+package tradeoff
 
 import (
 	"context"
@@ -18,6 +24,7 @@ import (
 	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/metric"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/rank/cascade"
 )
 
 // Point is one cascade of a sweep: the first stage passing K candidates to
@@ -37,10 +44,10 @@ func Sweep(ctx context.Context, first, last rank.Ranker, firstName, lastName str
 	var out []Point
 	for _, k := range append([]int{0}, ks...) {
 		var r rank.Ranker = last
-		var c *Cascade
+		var c *cascade.Cascade
 		if k > 0 {
 			var err error
-			if c, err = New(&Stage{Name: firstName, Ranker: first, K: k}, &Stage{Name: lastName, Ranker: last}); err != nil {
+			if c, err = cascade.New(&cascade.Stage{Name: firstName, Ranker: first, K: k}, &cascade.Stage{Name: lastName, Ranker: last}); err != nil {
 				return nil, err
 			}
 			r = c

@@ -12,15 +12,16 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/wikiqa"
 	"github.com/as2/as2/embed"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/evaluation"
-	"github.com/as2/as2/internal/shareddata"
+	"github.com/as2/as2/internal/testkit/shareddata"
 	"github.com/as2/as2/metric"
 	"github.com/as2/as2/rank"
 )
 
-// WikiQA returns a WikiQA split and the GloVe vectors the neural rankers
-// train with (the as2-vocab file), or skips t.
-func WikiQA(t testing.TB, split string) ([]dataset.Question, *embed.Vectors) {
+// WikiQA returns a WikiQA split and the static encoder over the GloVe
+// vectors the neural rankers train with (the as2-vocab file), or skips t.
+func WikiQA(t testing.TB, split string) ([]dataset.Question, *encoder.Static[float32]) {
 	t.Helper()
 	data := shareddata.Dir(t)
 	qs, err := wikiqa.Load(filepath.Join(data, "wikiqa"), split)
@@ -31,7 +32,11 @@ func WikiQA(t testing.TB, split string) ([]dataset.Question, *embed.Vectors) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return qs, vecs
+	enc, err := encoder.NewStatic[float32](vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qs, enc
 }
 
 // AnsweredMAPMRR evaluates r on the answered questions of qs and returns

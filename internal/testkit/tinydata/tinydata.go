@@ -9,6 +9,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/nn"
 )
 
@@ -26,6 +27,15 @@ func Vectors(t testing.TB) *embed.Vectors {
 		}
 	}
 	return v
+}
+
+// Static returns the static encoder of Vectors at float type T.
+func Static[T nn.Float](t testing.TB) *encoder.Static[T] {
+	enc, err := encoder.NewStatic[T](Vectors(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
 }
 
 // Question is "Who wrote Hamlet?" with four candidates, the second correct.

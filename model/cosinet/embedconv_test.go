@@ -1,15 +1,18 @@
-package nn
+package cosinet
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/nn/nntest"
 )
 
-func embedConvTable() *Tensor[float64] {
-	rng := NewRNG(3)
-	t := NewTensor[float64](6, 4)
-	Normal(t, 1, rng)
+func embedConvTable() *nn.Tensor[float64] {
+	rng := nn.NewRNG(3)
+	t := nn.NewTensor[float64](6, 4)
+	nn.Normal(t, 1, rng)
 	return t
 }
 
@@ -28,11 +31,11 @@ func TestEmbedConvGradients(t *testing.T) {
 		{"under max pool", []int{1, 3, 1, -1, 5, 3, 0}, 5, 2, true},
 	} {
 		ids, k, pad, pool := tc.ids, tc.k, tc.pad, tc.pool
-		gradcheck(t, gradCase{name: tc.name, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+		nntest.GradCheck(t, nntest.Case{Name: tc.name, Build: func(ps *nn.Params[float64], rng *rand.Rand) nntest.Forward {
 			w := ps.New("w", 3, k*4)
-			GlorotUniform(w.Value, k*4, 3, rng)
-			return func(tp *Tape[float64], _ []*Var[float64]) *Var[float64] {
-				y := tp.EmbedConv(table, ids, tp.Param(w), k, pad)
+			nn.GlorotUniform(w.Value, k*4, 3, rng)
+			return func(tp *nn.Tape[float64], _ []*nn.Var[float64]) *nn.Var[float64] {
+				y := embedConv(tp, table, ids, tp.Param(w), k, pad)
 				if pool {
 					return tp.MaxPool(y)
 				}
@@ -47,11 +50,11 @@ func TestEmbedConvGradients(t *testing.T) {
 func TestEmbedConvMatchesConv1d(t *testing.T) {
 	table := embedConvTable()
 	ids := []int{1, 3, 1, -1, 5, 3, 0}
-	rng := NewRNG(9)
-	w := NewTensor[float64](3, 5*4)
-	GlorotUniform(w, 20, 3, rng)
-	tp := NewTape[float64](nil, 1)
-	got := tp.EmbedConv(table, ids, tp.Const(w), 5, 2)
+	rng := nn.NewRNG(9)
+	w := nn.NewTensor[float64](3, 5*4)
+	nn.GlorotUniform(w, 20, 3, rng)
+	tp := nn.NewTape[float64](nil, 1)
+	got := embedConv(tp, table, ids, tp.Const(w), 5, 2)
 	want := tp.Conv1d(tp.Embedding(tp.Const(table), ids), tp.Const(w), nil, 5, 2)
 	for i := range want.Value.Data {
 		if math.Abs(got.Value.Data[i]-want.Value.Data[i]) > 1e-12 {
@@ -65,12 +68,12 @@ func TestEmbedConvMatchesConv1d(t *testing.T) {
 func TestConvWordsSharedProjection(t *testing.T) {
 	table := embedConvTable()
 	a, b := []int{1, 3, 1, -1, 5}, []int{3, 0, 2, 3, 3, 4}
-	gradcheck(t, gradCase{name: "shared", build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
+	nntest.GradCheck(t, nntest.Case{Name: "shared", Build: func(ps *nn.Params[float64], rng *rand.Rand) nntest.Forward {
 		w := ps.New("w", 3, 3*4)
-		GlorotUniform(w.Value, 12, 3, rng)
-		return func(tp *Tape[float64], _ []*Var[float64]) *Var[float64] {
-			p := tp.ProjectWords(table, tp.Param(w), 3, a, b)
-			return tp.Concat(tp.MaxPool(tp.ConvWords(p, a, 1)), tp.MaxPool(tp.ConvWords(p, b, 1)), tp.Reshape(tp.ConvWords(p, b, 0), 12))
+		nn.GlorotUniform(w.Value, 12, 3, rng)
+		return func(tp *nn.Tape[float64], _ []*nn.Var[float64]) *nn.Var[float64] {
+			p := projectWords(tp, table, tp.Param(w), 3, a, b)
+			return tp.Concat(tp.MaxPool(convWords(tp, p, a, 1)), tp.MaxPool(convWords(tp, p, b, 1)), tp.Reshape(convWords(tp, p, b, 0), 12))
 		}
 	}})
 }
@@ -79,15 +82,15 @@ func TestConvWordsSharedProjection(t *testing.T) {
 // convolution as fresh ones, across calls and after the cache overflows.
 func TestProjectionCache(t *testing.T) {
 	table := embedConvTable()
-	rng := NewRNG(5)
-	w := NewTensor[float64](3, 3*4)
-	GlorotUniform(w, 12, 3, rng)
-	c := NewProjectionCache(table, w, 3, 4)
-	tp := NewTape[float64](nil, 1)
+	rng := nn.NewRNG(5)
+	w := nn.NewTensor[float64](3, 3*4)
+	nn.GlorotUniform(w, 12, 3, rng)
+	c := newProjectionCache(table, w, 3, 4)
+	tp := nn.NewTape[float64](nil, 1)
 	for _, ids := range [][]int{{1, 3, 1, -1, 5}, {3, 0, 2, 3, 3, 4}, {5, 5, 1}} {
-		want := tp.EmbedConv(table, ids, tp.Const(w), 3, 1)
+		want := embedConv(tp, table, ids, tp.Const(w), 3, 1)
 		for round := 0; round < 2; round++ {
-			got := tp.ConvWords(c.Project(ids), ids, 1)
+			got := convWords(tp, c.Project(ids), ids, 1)
 			for i := range want.Value.Data {
 				if math.Abs(got.Value.Data[i]-want.Value.Data[i]) > 1e-12 {
 					t.Fatalf("ids %v round %d: value %d is %v, want %v", ids, round, i, got.Value.Data[i], want.Value.Data[i])

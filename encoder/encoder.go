@@ -1,0 +1,97 @@
+package encoder
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+)
+
+// Tokens is a tokenised sentence: the token texts, and their ids in the
+// encoder's vocabulary (-1: none).
+type Tokens struct {
+	Text []string
+	IDs  []int
+}
+
+// Len is the number of tokens.
+func (t Tokens) Len() int { return len(t.Text) }
+
+// Encoder turns tokenised sentences into token states. It is generic over
+// the float type so that architectures can run their float64 gradient
+// checks over the real encoder; files hold float32 encoders.
+type Encoder[T nn.Float] interface {
+	// Spec describes the encoder for model files.
+	Spec() Spec
+	// Tokenize splits a sentence into the encoder's tokens.
+	Tokenize(s string) Tokens
+	// Dim is the size of a token state.
+	Dim() int
+	// Encode returns the states [t.Len(), Dim()] of one sentence.
+	Encode(tp *nn.Tape[T], t Tokens) *nn.Var[T]
+	// Params are the encoder's trainable parameters (empty for frozen
+	// vectors); a model that fine-tunes its encoder trains them too.
+	Params() *nn.Params[T]
+	// Tensors are the frozen data a model file must keep besides Params
+	// (static vectors' table).
+	Tensors() []safetensors.Tensor
+}
+
+// Spec identifies an encoder in a model file.
+type Spec struct {
+	Kind      string `json:"kind"`      // e.g. "static"
+	Tokenizer string `json:"tokenizer"` // the tokenizer's identity, e.g. text.TokenizerID
+	Identity  string `json:"identity"`  // the weights' identity, e.g. embed.Vectors.Identity
+	Dim       int    `json:"dim"`       // size of a token state
+	// Vocabulary lists the rows of a static encoder's table.
+	Vocabulary []string `json:"vocabulary,omitempty"`
+	// Config holds what else the kind needs to rebuild the encoder.
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Decoder rebuilds an encoder of one kind from a model file's spec and
+// tensors.
+type Decoder func(spec Spec, tensors []safetensors.Tensor) (Encoder[float32], error)
+
+var (
+	mu       sync.RWMutex
+	decoders = map[string]Decoder{}
+)
+
+// Register makes an encoder kind readable from model files. It panics on
+// a duplicate kind, a programming error.
+func Register(kind string, d Decoder) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := decoders[kind]; dup {
+		panic("encoder: kind " + kind + " registered twice")
+	}
+	decoders[kind] = d
+}
+
+// Kinds lists the registered encoder kinds.
+func Kinds() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Sorted(maps.Keys(decoders))
+}
+
+// Decode rebuilds the encoder spec describes from a model file's tensors.
+func Decode(spec Spec, tensors []safetensors.Tensor) (Encoder[float32], error) {
+	mu.RLock()
+	d, ok := decoders[spec.Kind]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("encoder kind %q is unknown to this as2 (it knows %s)", spec.Kind, strings.Join(Kinds(), ", "))
+	}
+	enc, err := d(spec, tensors)
+	if err != nil {
+		return nil, fmt.Errorf("%s encoder: %w", spec.Kind, err)
+	}
+	return enc, nil
+}

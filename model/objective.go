@@ -1,0 +1,155 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/nn"
+)
+
+// Objective is a training objective over one question's candidate scores:
+// a value that training is given, not a flag inside it, so that new
+// objectives need no change to the training loop.
+type Objective interface {
+	// Name is the objective's name in flags and training records.
+	Name() string
+	// Usable reports whether q can teach anything under the objective.
+	Usable(q *dataset.Question) bool
+	// Loss records on tp the loss of q's candidate scores [n].
+	Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question) *nn.Var[float32]
+}
+
+// The objectives over a question's candidates.
+var (
+	// Pointwise is the mean binary cross-entropy of the scores as logits
+	// (Comp-Clip paper, equation 8).
+	Pointwise Objective = pointwise{}
+	// Listwise is the KL divergence between the softmax of the scores and
+	// the normalised gold labels (Cosinet paper, section 4.2; Comp-Clip
+	// paper, equation 7).
+	Listwise Objective = listwise{}
+)
+
+// TripletHinge is the pairwise hinge max(0, margin − s⁺ + s⁻) averaged over
+// a question's (positive, negative) pairs: the triplet loss of the HAS
+// paper, with the question's other candidates as the sampled negatives.
+type TripletHinge struct{ Margin float64 }
+
+// Objectives lists the objectives ParseObjective knows.
+var Objectives = []string{"pointwise", "listwise", "triplet"}
+
+// ParseObjective returns the objective called name ("triplet" takes the
+// HAS paper's margin, 0.1).
+func ParseObjective(name string) (Objective, error) {
+	switch name {
+	case "pointwise":
+		return Pointwise, nil
+	case "listwise":
+		return Listwise, nil
+	case "triplet":
+		return TripletHinge{Margin: 0.1}, nil
+	}
+	return nil, fmt.Errorf("objective %q: want one of %s", name, strings.Join(Objectives, ", "))
+}
+
+type pointwise struct{}
+
+func (pointwise) Name() string { return "pointwise" }
+
+func (pointwise) Usable(q *dataset.Question) bool { return len(q.Candidates) > 0 && q.Labelled() }
+
+func (pointwise) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question) *nn.Var[float32] {
+	return tp.BCEWithLogits(scores, labels(q))
+}
+
+type listwise struct{}
+
+func (listwise) Name() string { return "listwise" }
+
+// Usable needs a positive and a negative candidate: otherwise the
+// normalised gold distribution is undefined or uniform.
+func (listwise) Usable(q *dataset.Question) bool { return mixed(q) }
+
+func (listwise) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question) *nn.Var[float32] {
+	return tp.KLDiv(scores, labels(q))
+}
+
+// Name implements Objective.
+func (TripletHinge) Name() string { return "triplet" }
+
+// Usable implements Objective: a triplet needs a positive and a negative.
+func (TripletHinge) Usable(q *dataset.Question) bool { return mixed(q) }
+
+// Loss implements Objective.
+func (o TripletHinge) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question) *nn.Var[float32] {
+	return tp.Hinge(scores, labels(q), o.Margin)
+}
+
+// mixed reports whether every candidate of q is labelled and q has at least
+// one positive and one negative candidate.
+func mixed(q *dataset.Question) bool {
+	if len(q.Candidates) == 0 || !q.Labelled() {
+		return false
+	}
+	p := q.Positives()
+	return p > 0 && p < len(q.Candidates)
+}
+
+// labels are q's gold labels as 0/1 targets.
+func labels(q *dataset.Question) []float32 {
+	out := make([]float32, len(q.Candidates))
+	for i, c := range q.Candidates {
+		if c.Label == dataset.Positive {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// InBatchObjective is an objective over a batch of B questions and their B
+// answers rather than over one question's candidates: the contrastive
+// losses of dual encoders (ENDX paper, section 3), where the batch's other
+// answers are each question's negatives.
+type InBatchObjective interface {
+	Name() string
+	// Loss records the loss of sim [B, B], the scores of every question
+	// (row) against every answer of the batch (column); answer i belongs
+	// to question i.
+	Loss(tp *nn.Tape[float32], sim *nn.Var[float32]) *nn.Var[float32]
+}
+
+// InBatchSoftmax is the in-batch softmax: for each question, the cross-
+// entropy of its own answer among the batch's answers, averaged.
+var InBatchSoftmax InBatchObjective = inBatchSoftmax{}
+
+type inBatchSoftmax struct{}
+
+func (inBatchSoftmax) Name() string { return "in-batch-softmax" }
+
+func (inBatchSoftmax) Loss(tp *nn.Tape[float32], sim *nn.Var[float32]) *nn.Var[float32] {
+	b, n := sim.Value.Dims()
+	if b != n {
+		panic(fmt.Sprintf("model: in-batch softmax of a %dx%d score matrix", b, n))
+	}
+	losses := make([]*nn.Var[float32], b)
+	for i := range b {
+		target := make([]float32, b)
+		target[i] = 1
+		losses[i] = tp.KLDiv(tp.Reshape(tp.Rows(sim, i, i+1), b), target)
+	}
+	return tp.Scale(tp.Sum(tp.Concat(losses...)), 1/float64(b))
+}
+
+// Training holds the training settings an architecture recommends: plain
+// values, which the training loop takes as they are.
+type Training struct {
+	Objective Objective
+	Epochs    int     // passes over the training questions
+	LR        float64 // peak learning rate
+	Batch     int     // questions per optimiser step
+	ClipNorm  float64 // global gradient-norm clip; 0: none
+	// KeepBest ends training with the parameters of the epoch with the
+	// best dev MAP: early stopping chosen on dev.
+	KeepBest bool
+}

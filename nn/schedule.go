@@ -1,0 +1,209 @@
+package nn
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Scheduling: how work is spread over the cores. Training runs one question
+// per worker (Workers); inference spreads one question's independent items
+// over the cores (Parallel, TapePool.Rows) on pooled tapes; parallelFor
+// splits large kernels.
+
+// Workers runs data-parallel forward/backward passes, one goroutine per
+// worker. Each worker owns a Tape and the Grads it accumulates into; the
+// parameters are shared read-only while the workers run, and their
+// gradients are summed afterwards, so there are no locks on the hot path.
+// Items are assigned statically (item i to worker i mod N) and reduced in a
+// fixed order, so results do not depend on scheduling.
+type Workers[T Float] struct {
+	tapes []*Tape[T]
+	grads []*Grads[T]
+}
+
+// NewWorkers creates n workers for ps; worker j's dropout RNG is seeded
+// with seed+j.
+func NewWorkers[T Float](ps *Params[T], n int, seed uint64) *Workers[T] {
+	w := &Workers[T]{}
+	for j := 0; j < max(n, 1); j++ {
+		g := ps.NewGrads()
+		w.grads = append(w.grads, g)
+		w.tapes = append(w.tapes, NewTape(g, seed+uint64(j)))
+	}
+	return w
+}
+
+// N is the number of workers.
+func (w *Workers[T]) N() int { return len(w.tapes) }
+
+// SetTrain switches every worker's tape between training and evaluation.
+func (w *Workers[T]) SetTrain(on bool) {
+	for _, tp := range w.tapes {
+		tp.SetTrain(on)
+	}
+}
+
+// Run calls fn(tp, i) for every item i in [0, n) on a freshly Reset tape;
+// fn runs the forward pass, calls tp.Backward (in training) and returns the
+// item's loss. Run returns the summed loss and the summed gradients, which
+// belong to w and stay valid until the next Run.
+func (w *Workers[T]) Run(n int, fn func(tp *Tape[T], i int) float64) (float64, *Grads[T]) {
+	losses := make([]float64, len(w.tapes))
+	var wg sync.WaitGroup
+	for j := range w.tapes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tp, g := w.tapes[j], w.grads[j]
+			g.Zero()
+			for i := j; i < n; i += len(w.tapes) {
+				tp.Reset()
+				losses[j] += fn(tp, i)
+			}
+			tp.Reset()
+		}()
+	}
+	wg.Wait()
+	total := losses[0]
+	for j := 1; j < len(w.tapes); j++ {
+		w.grads[0].Add(w.grads[j])
+		total += losses[j]
+	}
+	return total, w.grads[0]
+}
+
+// TapePool lends inference tapes (no gradients, no dropout) to concurrent
+// scorers, so that each call reuses a tape's arena instead of allocating.
+type TapePool[T Float] struct{ pool sync.Pool }
+
+func (p *TapePool[T]) get() *Tape[T] {
+	tp, _ := p.pool.Get().(*Tape[T])
+	if tp == nil {
+		tp = NewTape[T](nil, 0)
+		tp.SetTrain(false)
+	}
+	return tp
+}
+
+func (p *TapePool[T]) put(tp *Tape[T]) { tp.Reset(); p.pool.Put(tp) }
+
+// Scores runs f on a pooled inference tape and returns the values of the
+// vector it computes as float64s.
+func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {
+	tp := p.get()
+	defer p.put(tp)
+	y := f(tp)
+	out := make([]float64, y.Value.Len())
+	for i, v := range y.Value.Data {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// rowsPerWorker is the least number of items worth a goroutine of their own.
+const rowsPerWorker = 8
+
+// Parallel calls f(lo, hi) on contiguous chunks that cover [0, n), on up to
+// GOMAXPROCS goroutines (fewer when n is small), and returns when all are
+// done. It is for the independent items of one request (a question's
+// candidates): one request then uses every core, which is what a service's
+// latency at one client needs. (In training, where Workers already run one
+// question per core, the extra goroutines only share those cores.) A panic
+// in a chunk is raised again in the caller's goroutine, where a server's
+// recovery can see it, instead of ending the process.
+func Parallel(n int, f func(lo, hi int)) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/rowsPerWorker))
+	chunks := make([]func(), workers)
+	for w := range chunks {
+		chunks[w] = func() { f(w*n/workers, (w+1)*n/workers) }
+	}
+	together(chunks...)
+}
+
+// together runs the functions at once, the first in the caller's goroutine,
+// and returns when all are done; a panic in any is raised again in the
+// caller's goroutine.
+func together(fs ...func()) {
+	panics := make([]any, len(fs))
+	run := func(i int) {
+		defer func() { panics[i] = recover() }()
+		fs[i]()
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < len(fs); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(i)
+		}()
+	}
+	if len(fs) > 0 {
+		run(0)
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+}
+
+// StackRows returns the n vectors f(·, i) stacked as [n, d]. For inference
+// (infer) they are computed as Rows computes them, in parallel on pooled
+// tapes, without gradients; otherwise one after another on tp, so that
+// gradients flow (training already runs one question per core).
+func (p *TapePool[T]) StackRows(tp *Tape[T], n int, infer bool, f func(tp *Tape[T], i int) *Var[T]) *Var[T] {
+	if infer {
+		return tp.Const(p.Rows(n, f))
+	}
+	rows := make([]*Var[T], n)
+	for i := range rows {
+		rows[i] = f(tp, i)
+	}
+	return tp.Stack(rows...)
+}
+
+// Rows computes n vectors of one length, f(tp, i) for i in [0, n), and
+// returns them stacked as an [n, d] tensor. The rows are independent, so
+// they are computed in Parallel, each chunk on a pooled tape. It is for
+// inference: f's vars may read (never write) vars of the caller's tape, and
+// carry no gradient.
+func (p *TapePool[T]) Rows(n int, f func(tp *Tape[T], i int) *Var[T]) *Tensor[T] {
+	rows := make([][]T, n)
+	Parallel(n, func(lo, hi int) {
+		tp := p.get()
+		defer p.put(tp)
+		for i := lo; i < hi; i++ {
+			rows[i] = append([]T(nil), f(tp, i).Value.Data...)
+		}
+	})
+	if n == 0 {
+		return NewTensor[T](0, 0)
+	}
+	d := len(rows[0])
+	out := NewTensor[T](n, d)
+	for i, r := range rows {
+		if len(r) != d {
+			panic(fmt.Sprintf("nn: Rows: row %d has %d values, row 0 has %d", i, len(r), d))
+		}
+		copy(out.Data[i*d:], r)
+	}
+	return out
+}
+
+// parallelFor runs fn over [0,n) in up to `workers` contiguous chunks.
+func parallelFor(n, workers int, fn func(lo, hi int)) {
+	if workers <= 1 || n < 2*workers {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() { defer wg.Done(); fn(lo, hi) }()
+	}
+	wg.Wait()
+}
