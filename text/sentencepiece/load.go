@@ -1,7 +1,6 @@
 package sentencepiece
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -57,9 +56,12 @@ func Load(path string) (*Tokenizer, error) {
 //   - Viterbi keeps a later candidate on ties and treats a best score of
 //     exactly 0 as unset; backtracking steps by UTF-16 length.
 func ReadUSELite(r io.Reader) (*Tokenizer, error) {
-	dec := json.NewDecoder(bufio.NewReader(r))
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("sentencepiece: vocab.json: %w", err)
+	}
 	var raw []json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\ufeff")), &raw); err != nil {
 		return nil, fmt.Errorf("sentencepiece: vocab.json: %w", jsonErr(err))
 	}
 	pieces, err := pairs(raw, "vocab.json", true)

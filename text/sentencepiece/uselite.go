@@ -23,34 +23,29 @@ func (t *Tokenizer) encodeJS(s string) []int {
 	// score sums to exactly 0 can be overwritten by any later candidate.
 	best := make([]float64, n+1)
 	words := make([]int, n+1)
-	// Candidates grouped by end position, each group in increasing start
-	// order: the runtime's nodes[end][start], whose integer keys JavaScript
-	// iterates in ascending order.
-	type cand struct {
-		start int
-		id    int32
-		score float64
-	}
-	ends := make([][]cand, n+1)
+	// The runtime collects candidates as nodes[end][start] and then relaxes
+	// each end's candidates in increasing start order (JavaScript iterates
+	// integer keys in ascending order). Relaxing forward from each start in
+	// increasing order applies the same updates in the same order per end,
+	// and best[start] is final by then, so no lattice needs storing.
 	for i := 0; i < n; i++ {
+		base := best[i]
+		relax := func(end int, score float64, id int) {
+			score += base
+			if best[end] == 0 || score >= best[end] {
+				best[end] = score
+				words[end] = id
+			}
+		}
 		found := false
 		t.trie.walkRunes(rs[i:], func(k int, id int32) {
 			found = true
-			ends[i+k] = append(ends[i+k], cand{i, id, t.pieces[id].Score})
+			relax(i+k, t.pieces[id].Score, int(id))
 		})
 		if !found {
 			// commonPrefixSearch's fallback: the single character as id 0
 			// with score 0.
-			ends[i+1] = append(ends[i+1], cand{i, 0, 0})
-		}
-	}
-	for end := 0; end <= n; end++ {
-		for _, c := range ends[end] {
-			score := c.score + best[c.start]
-			if best[end] == 0 || score >= best[end] {
-				best[end] = score
-				words[end] = int(c.id)
-			}
+			relax(i+1, 0, 0)
 		}
 	}
 	// Backtracking steps back by the piece's JavaScript string length, in
