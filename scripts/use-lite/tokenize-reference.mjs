@@ -132,6 +132,17 @@ const hard = [
   "ไทย",
   "▁ already a separator ▁▁",
   "C++ C# .NET node.js",
+  // Pieces with null scores (":", "://", "▁:", "▁:)", "▁:(", "):", "▁:-)")
+  // and ":30" (+30) / ":00" (0) against their neighbours.
+  "10:30:00 3:1 a:b key: value Note:",
+  "):( :):(:-) (: :: ::: ::::",
+  "re: mailto:x ftp:// http://a:8080/ https://",
+  "at 12:30, 1:30 or 7:00; 9:300 :3000",
+  // Unknown characters next to pieces that could span them.
+  "aŋb ŋa coŋ ŋŋŋ",
+  "ïve aïa naïveté",
+  "x😀y 😀😀😀 a😀",
+  "ßa aß ßß",
 ];
 
 const sentences = [...wikiqa(), ...squad(), ...hard];

@@ -49,8 +49,8 @@ func TestNew(t *testing.T) {
 	}{
 		{"ab", []int{4}},
 		{"  a   b ", []int{2, 0, 3}}, // "▁" alone is unknown; spaces collapse
-		{"<s>", []int{0}},           // control pieces never match text
-		{"a\tb", []int{2, 0, 3}},    // nmt_nfkc: tab is a space
+		{"<s>", []int{0}},            // control pieces never match text
+		{"a\tb", []int{2, 0, 3}},     // nmt_nfkc: tab is a space
 	}
 	for _, tt := range tests {
 		if got := tok.Encode(tt.in); !slices.Equal(got, tt.ids) {
