@@ -54,4 +54,8 @@
 // (its compiled table is not decoded); Metaspace splitting is treated as
 // equivalent to whole-text Viterbi, which holds while no piece has "▁"
 // after its first character.
+//
+// Fuzzing: FuzzTokenize (both algorithms; pieces must spell the normalized
+// input), FuzzLoadVocabJSON and FuzzLoadTokenizerJSON each ran 60 s (0.23 M,
+// 0.43 M and 0.92 M executions) without a failure.
 package sentencepiece
