@@ -57,10 +57,7 @@ func (tp *Tape[T]) GELU(x *Var[T]) *Var[T] {
 	y := tp.outDirty(anyGrad(x), x.Value.Shape...)
 	xd, yd := x.Value.Data, y.Value.Data
 	if is32[T]() {
-		xs, ys := asF32(xd), asF32(yd)
-		for i, v := range xs {
-			ys[i] = 0.5 * v * (1 + erf32(v*math.Sqrt2/2))
-		}
+		gelu32(asF32(yd), asF32(xd))
 	} else {
 		xs, ys := asF64(xd), asF64(yd)
 		for i, v := range xs {

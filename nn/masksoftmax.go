@@ -88,10 +88,21 @@ func softmaxPrefix[T Float](y, x []T, k int, scale T) {
 		mx = max(mx, v)
 	}
 	var s T
-	for j, v := range xs {
-		e := exp(scale * (v - mx))
-		y[j] = e
-		s += e
+	if is32[T]() {
+		ys, sc, m := asF32(y[:k]), float32(scale), float32(mx)
+		var s32 float32
+		for j, v := range asF32(xs) {
+			e := exp32(sc * (v - m))
+			ys[j] = e
+			s32 += e
+		}
+		s = T(s32)
+	} else {
+		for j, v := range xs {
+			e := exp(scale * (v - mx))
+			y[j] = e
+			s += e
+		}
 	}
 	inv := 1 / s
 	for j := range y[:k] {

@@ -319,3 +319,23 @@ func BenchmarkEncoderLayer(b *testing.B) {
 		})
 	}
 }
+
+func TestExp32(t *testing.T) {
+	worst := 0.0
+	for x := -87.0; x <= 88; x += 1e-3 {
+		want := math.Exp(float64(float32(x)))
+		worst = max(worst, math.Abs(float64(exp32(float32(x)))-want)/want)
+	}
+	if worst > 3e-7 {
+		t.Fatalf("exp32 worst relative error %g", worst)
+	}
+	if got := exp32(-200); got > 1e-37 {
+		t.Fatalf("exp32(-200) = %g", got)
+	}
+}
+
+func BenchmarkGELU(b *testing.B) {
+	x := randTensor(1, 1000, 1536)
+	tp := NewTape[float32](nil, 0)
+	loop(b, x.Len(), "values", func() { tp.Reset(); tp.GELU(tp.Const(x)) })
+}
