@@ -273,6 +273,12 @@ func benchLengths() []int {
 // (MiniLM-L6's shape) over 100 sequences of at most 128 tokens, bucketed by
 // length into batches of 16 padded to the bucket's longest: "infer" on an
 // evaluation tape, "train" forward and backward.
+//
+// On the shared 2-core AMD EPYC development machine (noisy: ±30% between
+// runs), infer ran at 8.0k–9.5k tokens per CPU-second in pure Go and
+// 10.4k–12.0k with -tags openblas; train at 2.8k and 3.7k. Debian's
+// PyTorch 1.13 on one thread (nn.TransformerEncoderLayer, same shape,
+// lengths and buckets, key-padding mask, inference mode) ran at 8.4k–14.2k.
 func BenchmarkEncoderLayer(b *testing.B) {
 	ps := NewParams[float32]()
 	l := NewTransformerEncoderLayer(ps, "enc", EncoderLayerConfig{D: 384, Heads: 12, FFN: 1536}, NewRNG(1))
