@@ -312,3 +312,33 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// Fine-tuning: on a training tape (dropout on) the logits' gradient
+// reaches the embeddings, every layer and the classifier.
+func TestTrainingGradients(t *testing.T) {
+	m, err := Load("testdata/tiny-bert-cls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads := m.Params().NewGrads()
+	tp := nn.NewTape(grads, 1)
+	st := m.Forward(tp, []int{2, 30, 31, 3, 70, 3}, []int{0, 0, 0, 0, 1, 1})
+	tp.Backward(tp.Sum(m.Logits(tp, st)))
+	if err := grads.CheckFinite(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
+		"encoder.layer.0.attn.qkv.weight", "encoder.layer.1.ffn.out.weight", "pooler.dense.weight", "classifier.bias"} {
+		p := m.Params().Get(name)
+		if p == nil {
+			t.Fatalf("no parameter %s", name)
+		}
+		var s float64
+		for _, g := range grads.Of(p).Data {
+			s += math.Abs(float64(g))
+		}
+		if s == 0 {
+			t.Errorf("%s: zero gradient", name)
+		}
+	}
+}
