@@ -6,7 +6,9 @@
 // weights in it, so that other tools can read them, and its model
 // configuration in the metadata.
 //
-// Only float32 tensors ("F32") are supported, which is all as2 writes. The
+// as2 writes float32 tensors ("F32") only; the reader also accepts F16 and
+// BF16 (Hugging Face checkpoints are often saved in half precision) and
+// converts them to float32, which represents both exactly. The
 // reader trusts nothing in the file: the header size is bounded, every
 // offset range must lie inside the data, match its shape and not overlap
 // another, so a corrupt or hostile file gives an error, never a panic or a
@@ -130,15 +132,16 @@ func Read(r io.Reader) ([]Tensor, map[string]string, error) {
 		if err := json.Unmarshal(v, &e); err != nil {
 			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
-		if e.DType != "F32" {
-			return nil, nil, fmt.Errorf("safetensors: tensor %q has dtype %q; as2 reads F32 only", name, e.DType)
+		size, ok := dtypeSize[e.DType]
+		if !ok {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q has dtype %q; as2 reads F32, F16 and BF16 only", name, e.DType)
 		}
 		for _, d := range e.Shape {
 			if d < 0 {
 				return nil, nil, fmt.Errorf("safetensors: tensor %q has negative dimension in shape %v", name, e.Shape)
 			}
 		}
-		want := int64(4)
+		want := int64(size)
 		for _, d := range e.Shape {
 			if d != 0 && want > math.MaxInt64/int64(d) {
 				return nil, nil, fmt.Errorf("safetensors: tensor %q: shape %v too large", name, e.Shape)
@@ -160,17 +163,18 @@ func Read(r io.Reader) ([]Tensor, map[string]string, error) {
 		if it.e.Offsets[0] != pos {
 			return nil, nil, fmt.Errorf("safetensors: tensor %q starts at byte %d of the data, want %d (gap or overlap)", it.name, it.e.Offsets[0], pos)
 		}
-		count := int((it.e.Offsets[1] - it.e.Offsets[0]) / 4)
+		size := dtypeSize[it.e.DType]
+		count := int((it.e.Offsets[1] - it.e.Offsets[0]) / int64(size))
 		data := make([]float32, 0, min(count, 1<<20)) // grows only as data actually arrives
 		for remaining := count; remaining > 0; {
-			k := min(remaining*4, len(buf))
+			k := min(remaining*size, len(buf))
 			if _, err := io.ReadFull(br, buf[:k]); err != nil {
 				return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", it.name, truncated(err))
 			}
-			for i := 0; i < k; i += 4 {
-				data = append(data, math.Float32frombits(binary.LittleEndian.Uint32(buf[i:])))
+			for i := 0; i < k; i += size {
+				data = append(data, decode(it.e.DType, buf[i:]))
 			}
-			remaining -= k / 4
+			remaining -= k / size
 		}
 		pos = it.e.Offsets[1]
 		out = append(out, Tensor{Name: it.name, Shape: it.e.Shape, Data: data})
@@ -191,4 +195,39 @@ func numel(shape []int) int {
 		n *= d
 	}
 	return n
+}
+
+// dtypeSize is the element size of each dtype the reader accepts.
+var dtypeSize = map[string]int{"F32": 4, "F16": 2, "BF16": 2}
+
+// decode converts one little-endian element to float32.
+func decode(dtype string, b []byte) float32 {
+	switch dtype {
+	case "F16":
+		return float16(binary.LittleEndian.Uint16(b))
+	case "BF16": // the top half of a float32
+		return math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16)
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(b))
+}
+
+// float16 converts IEEE 754 binary16 bits to float32 (exactly: every
+// half-precision value, subnormals included, is a float32).
+func float16(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf, NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp == 0 && frac == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: frac·2^−24
+		v := float32(frac) * (1.0 / (1 << 24))
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
 }

@@ -53,7 +53,7 @@ func TestReadErrors(t *testing.T) {
 		{"truncated header", good.Bytes()[:20], "truncated"},
 		{"truncated data", good.Bytes()[:good.Len()-3], "truncated"},
 		{"bad json", header("{"), "malformed header"},
-		{"dtype", header(`{"a": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]}}`), `dtype "F16"`},
+		{"dtype", header(`{"a": {"dtype": "I64", "shape": [1], "data_offsets": [0, 8]}}`), `dtype "I64"`},
 		{"offsets", header(`{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 4]}}`), "do not hold shape"},
 		{"negative", header(`{"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, -4]}}`), "negative dimension"},
 		{"gap", header(`{"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}`), "gap or overlap"},

@@ -1,0 +1,30 @@
+// Package bert is a BERT encoder (Devlin et al. 2019) on as2's nn engine
+// that reads Hugging Face checkpoints: a directory with config.json
+// (BertConfig) and model.safetensors (float32, float16 or bfloat16).
+//
+// Two architectures are supported: "BertModel" (an encoder: token states,
+// pooled sentence vectors by [CLS], mean, max or as a sentence-transformers
+// 1_Pooling/config.json says) and "BertForSequenceClassification" (a
+// cross-encoder: logits from the pooled [CLS] state through the
+// classifier). Tensor names may carry the "bert." prefix of task models or
+// none; LayerNorm parameters may be named weight/bias or gamma/beta.
+// PyTorch Linear weights [out, in] are transposed into nn's [in, out], and
+// the query, key and value projections of each layer are fused into one
+// [H, 3H] weight, so that one GEMM computes all three. Unknown
+// architectures, missing tensors and mismatched shapes are errors naming
+// the field or tensor; every tensor is checked before anything is
+// allocated.
+//
+// The API takes token ids and token type ids (a tokenizer such as
+// text/wordpiece makes them). Forward and ForwardBatch run on an nn.Tape,
+// differentiably, for fine-tuning; States, Pool and Classify are batched
+// inference: sequences are grouped into length buckets, each padded to
+// its longest member and packed as one [B·T, H] matrix, with key-padding
+// masks so that padding gets no attention (the states of real tokens equal
+// those of the sequence run alone), and buckets run in parallel on
+// evaluation tapes that record nothing.
+//
+// The conformance test compares every output with a plain-PyTorch forward
+// pass over tiny random checkpoints (scripts/bert-reference.py writes
+// testdata/).
+package bert
