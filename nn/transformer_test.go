@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
@@ -11,100 +10,6 @@ import (
 
 // Gradient checks of the transformer ops and layers, in the pattern of
 // gradcheck_test.go: float64, central differences, random projections.
-
-func TestGradTransformerOps(t *testing.T) {
-	negInf := math.Inf(-1)
-	runGradChecks(t, []gradCase{
-		{name: "GELU", inputs: [][]int{{4, 5}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.GELU(tp.Scale(in[0], 2))
-		})},
-		{name: "GELUTanh", inputs: [][]int{{4, 5}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.GELUTanh(tp.Scale(in[0], 2))
-		})},
-		{name: "ActivateReLU", inputs: [][]int{{3, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.Activate(in[0], ActReLU)
-		})},
-		{name: "SoftmaxMaskedVec", inputs: [][]int{{3, 5}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.SoftmaxMasked(in[0], FromSlice([]float64{0, negInf, 0.5, -1, negInf}))
-		})},
-		{name: "SoftmaxMaskedFull", inputs: [][]int{{3, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.SoftmaxMasked(in[0], FromSlice([]float64{
-				0, 0, negInf, 0,
-				negInf, negInf, negInf, negInf, // every column masked: zeros
-				-10000, 0, 1, 0,
-			}, 3, 4))
-		})},
-		{name: "SoftmaxKeyPadding", inputs: [][]int{{6, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.SoftmaxKeyPadding(in[0], []int{3, 0, 4})
-		})},
-		{name: "MultiHeadAttention", inputs: [][]int{{6, 4}, {8, 4}, {8, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.MultiHeadAttention(in[0], in[1], in[2], 2, AttentionMask{Batch: 2, KeyLens: []int{3, 1}})
-		})},
-		{name: "MultiHeadAttentionCausal", inputs: [][]int{{4, 6}, {4, 6}, {4, 6}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.MultiHeadAttention(in[0], in[1], in[2], 3, AttentionMask{Causal: true})
-		})},
-		{name: "MultiHeadAttentionEmptyKeys", inputs: [][]int{{4, 4}, {4, 4}, {4, 4}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.MultiHeadAttention(in[0], in[1], in[2], 1, AttentionMask{Batch: 2, KeyLens: []int{0, 2}})
-		})},
-		{name: "SelfAttentionQKV", inputs: [][]int{{6, 12}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.SelfAttentionQKV(in[0], 2, AttentionMask{Batch: 2, KeyLens: []int{2, 3}}, 0)
-		})},
-		{name: "SelfAttentionQKVDropout", inputs: [][]int{{5, 6}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.SelfAttentionQKV(in[0], 2, AttentionMask{}, 0.3)
-		})},
-		{name: "AddPositions", inputs: [][]int{{6, 3}, {4, 3}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.AddPositions(in[0], in[1], 3)
-		})},
-		{name: "LinearCols", inputs: [][]int{{3, 4}, {4, 6}, {6}}, build: op(func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-			return tp.linearCols(in[0], in[1], in[2], 2, 5)
-		})},
-	})
-}
-
-func TestGradTransformerLayers(t *testing.T) {
-	padded := AttentionMask{Batch: 2, KeyLens: []int{3, 2}}
-	layer := func(cfg EncoderLayerConfig, mask AttentionMask) func(*Params[float64], *rand.Rand) fwd64 {
-		return func(ps *Params[float64], rng *rand.Rand) fwd64 {
-			l := NewTransformerEncoderLayer(ps, "enc", cfg, rng)
-			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] { return l.Forward(tp, in[0], mask) }
-		}
-	}
-	base := EncoderLayerConfig{D: 4, Heads: 2, FFN: 6, Eps: 1e-5}
-	pre := base
-	pre.PreNorm, pre.Act = true, ActGELUTanh
-	drop := base
-	drop.Dropout, drop.AttnDropout = 0.2, 0.2
-	relu := base
-	relu.Act = ActReLU
-	runGradChecks(t, []gradCase{
-		{name: "MultiHeadAttentionSelf", inputs: [][]int{{6, 4}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
-			a := NewMultiHeadAttention(ps, "mha", 4, 2, rng)
-			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] { return a.Forward(tp, in[0], padded) }
-		}},
-		{name: "MultiHeadAttentionCross", inputs: [][]int{{4, 6}, {6, 6}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
-			a := NewMultiHeadAttention(ps, "mha", 6, 3, rng)
-			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] {
-				return a.Cross(tp, in[0], in[1], AttentionMask{Batch: 2, KeyLens: []int{3, 1}})
-			}
-		}},
-		{name: "FeedForward", inputs: [][]int{{3, 4}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
-			f := NewFeedForward(ps, "ffn", 4, 7, ActGELU, rng)
-			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] { return f.Forward(tp, in[0]) }
-		}},
-		{name: "LearnedPositions", inputs: [][]int{{6, 3}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
-			l := NewLearnedPositions(ps, "pos", 5, 3, rng)
-			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] { return l.Forward(tp, in[0], 2) }
-		}},
-		{name: "EncoderLayerPostNorm", inputs: [][]int{{6, 4}}, build: layer(base, padded)},
-		{name: "EncoderLayerPreNorm", inputs: [][]int{{6, 4}}, build: layer(pre, padded)},
-		{name: "EncoderLayerDropout", inputs: [][]int{{3, 4}}, build: layer(drop, AttentionMask{})},
-		{name: "EncoderLayerReLU", inputs: [][]int{{3, 4}}, build: layer(relu, AttentionMask{})},
-		{name: "EncoderPreNormStack", inputs: [][]int{{6, 4}}, build: func(ps *Params[float64], rng *rand.Rand) fwd64 {
-			e := NewTransformerEncoder(ps, "enc", 2, pre, rng)
-			return func(tp *Tape[float64], in []*Var[float64]) *Var[float64] { return e.Forward(tp, in[0], padded) }
-		}},
-	})
-}
 
 // The fused multi-head op equals attention computed head by head with the
 // generic ops (Attention over column slices, then Concat).
