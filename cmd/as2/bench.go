@@ -3,16 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -20,6 +17,7 @@ import (
 
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/evaluation/tradeoff"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
@@ -180,46 +178,15 @@ timed (its speed does not depend on the weights).`,
 			if concurrency < 1 {
 				return fmt.Errorf("--concurrency %d: must be at least 1", concurrency)
 			}
-			// Each client scores its share of the questions, one at a time.
-			lats := make([][]time.Duration, concurrency)
-			errs := make([]error, concurrency)
-			var wg sync.WaitGroup
-			start := time.Now()
-			for c := 0; c < concurrency; c++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < repeat; i++ {
-						for j := c; j < len(qs); j += concurrency {
-							t := time.Now()
-							if _, err := r.Score(cmd.Context(), &qs[j]); err != nil {
-								errs[c] = err
-								return
-							}
-							lats[c] = append(lats[c], time.Since(t))
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			wall := time.Since(start)
-			if err := errors.Join(errs...); err != nil {
+			tp, err := evaluation.MeasureThroughput(cmd.Context(), r, qs, repeat, concurrency)
+			if err != nil {
 				return err
 			}
-			var lat []time.Duration
-			for _, l := range lats {
-				lat = append(lat, l...)
-			}
-			pairs := 0
-			for j := range qs {
-				pairs += repeat * len(qs[j].Candidates)
-			}
-			sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-			pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 			return printBench(cmd.OutOrStdout(), format, benchResult{
 				Benchmark: "infer", Machine: machine(),
 				Settings: fmt.Sprintf("%s, %s subset %s, %d questions x %d, %d concurrent clients scoring one question at a time", label, data.describe(), data.subset, len(qs), repeat, concurrency),
-				Pairs:    pairs, Seconds: wall.Seconds(), PairsPerSec: float64(pairs) / wall.Seconds(), P50ms: pct(0.5), P99ms: pct(0.99),
+				Pairs:    tp.Pairs, Seconds: tp.Wall.Seconds(), PairsPerSec: tp.PairsPerSecond(), P50ms: ms(tp.P50), P99ms: ms(tp.P99),
 			})
 		},
 	}

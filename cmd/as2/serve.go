@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/spf13/cobra"
 
@@ -68,15 +63,15 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config != "" {
-				cfg, err := readServeConfig(config)
+				cfg, err := serve.ReadConfig(config)
 				if err != nil {
 					return fmt.Errorf("--config: %w", err)
 				}
 				// The file's entries come first; flags add to them or, for
 				// addr, limits and grace, override them when given.
-				specs = append(cfg.pairs(cfg.Rankers), specs...)
-				chains = append(cfg.pairs(cfg.Cascades), chains...)
-				calibs = append(cfg.pairs(cfg.Calibrations), calibs...)
+				specs = append(serve.Pairs(cfg.Rankers), specs...)
+				chains = append(serve.Pairs(cfg.Cascades), chains...)
+				calibs = append(serve.Pairs(cfg.Calibrations), calibs...)
 				fs := cmd.Flags()
 				if cfg.Addr != "" && !fs.Changed("addr") {
 					addr = cfg.Addr
@@ -90,7 +85,7 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 					"max-text":      func() { limits.MaxTextBytes = cfg.Limits.MaxText },
 					"timeout":       func() { limits.Timeout = cfg.Limits.Timeout },
 				} {
-					if !fs.Changed(flag) && cfg.Limits.set(flag) {
+					if !fs.Changed(flag) && cfg.Limits.Set(flag) {
 						set()
 					}
 				}
@@ -188,67 +183,4 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 	fs.DurationVar(&limits.Timeout, "timeout", limits.Timeout, "per-request time limit")
 	fs.DurationVar(&grace, "grace", 30*time.Second, "time allowed for in-flight requests at shutdown")
 	return cmd
-}
-
-// serveConfig is the YAML form of as2 serve's flags:
-//
-//	addr: 127.0.0.1:8080
-//	rankers: {cosinet: m.as2, bm25: bm25}
-//	cascades: {fast: "bm25:100,cosinet=m.as2:10"}
-//	calibrations: {cosinet: cal.json}
-//	limits: {max_body: 4194304, max_documents: 1000, max_text: 65536, timeout: 10s}
-//	grace: 30s
-type serveConfig struct {
-	Addr         string            `yaml:"addr"`
-	Rankers      map[string]string `yaml:"rankers"`
-	Cascades     map[string]string `yaml:"cascades"`
-	Calibrations map[string]string `yaml:"calibrations"`
-	Limits       serveLimits       `yaml:"limits"`
-	Grace        time.Duration     `yaml:"grace"`
-}
-
-type serveLimits struct {
-	MaxBody      int64         `yaml:"max_body"`
-	MaxDocuments int           `yaml:"max_documents"`
-	MaxText      int           `yaml:"max_text"`
-	Timeout      time.Duration `yaml:"timeout"`
-}
-
-// set reports whether the file gives the limit behind flag.
-func (l serveLimits) set(flag string) bool {
-	switch flag {
-	case "max-body":
-		return l.MaxBody != 0
-	case "max-documents":
-		return l.MaxDocuments != 0
-	case "max-text":
-		return l.MaxText != 0
-	case "timeout":
-		return l.Timeout != 0
-	}
-	return false
-}
-
-// pairs turns a name -> spec map into NAME=SPEC flag values, in name order.
-func (serveConfig) pairs(m map[string]string) []string {
-	var out []string
-	for name, spec := range m {
-		out = append(out, name+"="+spec)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func readServeConfig(path string) (*serveConfig, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var cfg serveConfig
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &cfg, nil
 }

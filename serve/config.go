@@ -1,0 +1,78 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the YAML form of as2 serve's flags (a file for --config):
+//
+//	addr: 127.0.0.1:8080
+//	rankers: {cosinet: m.as2, bm25: bm25}
+//	cascades: {fast: "bm25:100,cosinet=m.as2:10"}
+//	calibrations: {cosinet: cal.json}
+//	limits: {max_body: 4194304, max_documents: 1000, max_text: 65536, timeout: 10s}
+//	grace: 30s
+type Config struct {
+	Addr         string            `yaml:"addr"`
+	Rankers      map[string]string `yaml:"rankers"`
+	Cascades     map[string]string `yaml:"cascades"`
+	Calibrations map[string]string `yaml:"calibrations"`
+	Limits       ConfigLimits      `yaml:"limits"`
+	Grace        time.Duration     `yaml:"grace"`
+}
+
+// ConfigLimits are the limits a Config sets (zero: not set).
+type ConfigLimits struct {
+	MaxBody      int64         `yaml:"max_body"`
+	MaxDocuments int           `yaml:"max_documents"`
+	MaxText      int           `yaml:"max_text"`
+	Timeout      time.Duration `yaml:"timeout"`
+}
+
+// Set reports whether the file gives the limit behind an as2 serve flag.
+func (l ConfigLimits) Set(flag string) bool {
+	switch flag {
+	case "max-body":
+		return l.MaxBody != 0
+	case "max-documents":
+		return l.MaxDocuments != 0
+	case "max-text":
+		return l.MaxText != 0
+	case "timeout":
+		return l.Timeout != 0
+	}
+	return false
+}
+
+// Pairs turns a name -> spec map into NAME=SPEC flag values, in name order.
+func Pairs(m map[string]string) []string {
+	var out []string
+	for name, spec := range m {
+		out = append(out, name+"="+spec)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadConfig reads a configuration file, refusing unknown fields.
+func ReadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg Config
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &cfg, nil
+}
