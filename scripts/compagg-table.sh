@@ -48,7 +48,7 @@ pretrain() {
   if [ ! -f "$out" ] && [ -n "$want" ] && [ -z "${REPORT:-}" ]; then
     mkdir -p "$pre"
     echo "pre-training $out on SQuAD-sent..." >&2
-    "$as2" train --model compclip --dataset squad --train-split dev --dev-split none --epochs 2 --seed 1 --quiet "$@" --out "$out" >&2
+    "$as2" train --arch compclip --dataset squad --train-split dev --dev-split none --epochs 2 --seed 1 --quiet "$@" --out "$out" >&2
   fi
   echo "$out"
 }
@@ -56,17 +56,17 @@ cc=$(pretrain squad-compclip "Comp-Clip + TL|Comp-Clip_list + TL")
 cclc=$(pretrain "squad-compclip-lc$lck" "Comp-Clip + LC + TL|Comp-Clip_list + LC + TL" --clusters 8 --cluster-k "$lck")
 
 DEV=1 exec "$(dirname "$0")/train-table.sh" <(cat <<VARIANTS
-CA|--model ca $pe
-CA_list|--model ca --listwise $le
-CA_list + BiRNN|--model ca --listwise --rnn birnn $le
-Comp-Clip|--model compclip $pe
-Comp-Clip_list|--model compclip --listwise $le
-Comp-Clip + LC|--model compclip --clusters 8 --cluster-k $lck $pe
-Comp-Clip_list + LC|--model compclip --listwise --clusters 8 --cluster-k $lck $le
+CA|--arch ca $pe
+CA_list|--arch ca --listwise $le
+CA_list + BiRNN|--arch ca --listwise --rnn birnn $le
+Comp-Clip|--arch compclip $pe
+Comp-Clip_list|--arch compclip --listwise $le
+Comp-Clip + LC|--arch compclip --clusters 8 --cluster-k $lck $pe
+Comp-Clip_list + LC|--arch compclip --listwise --clusters 8 --cluster-k $lck $le
 Comp-Clip + TL|--init $cc $pe
 Comp-Clip_list + TL|--init $cc --listwise $le
 Comp-Clip + LC + TL|--init $cclc $pe
 Comp-Clip_list + LC + TL|--init $cclc --listwise $le
-Comp-Clip, --paper|--model compclip --paper $pe
+Comp-Clip, --paper|--arch compclip --paper $pe
 VARIANTS
 ) "$dataset" "$seeds" "${data[@]}" "$@"

@@ -10,11 +10,11 @@ dataset=${1:-wikiqa}
 seeds=${2:-5}
 shift $(( $# > 2 ? 2 : $# ))
 exec "$(dirname "$0")/train-table.sh" <(cat <<'VARIANTS'
-Cosinet|--model cosinet --rnn none
-Cosinet_list|--model cosinet --listwise --rnn none
-Cosinet_list + RNN|--model cosinet --listwise --rnn rnn
-Cosinet_list + BiRNN|--model cosinet --listwise --rnn birnn
-Cosinet_list + LSTM|--model cosinet --listwise --rnn lstm
-Cosinet_list + BiLSTM|--model cosinet --listwise --rnn bilstm
+Cosinet|--arch cosinet --rnn none
+Cosinet_list|--arch cosinet --listwise --rnn none
+Cosinet_list + RNN|--arch cosinet --listwise --rnn rnn
+Cosinet_list + BiRNN|--arch cosinet --listwise --rnn birnn
+Cosinet_list + LSTM|--arch cosinet --listwise --rnn lstm
+Cosinet_list + BiLSTM|--arch cosinet --listwise --rnn bilstm
 VARIANTS
 ) "$dataset" "$seeds" "$@"

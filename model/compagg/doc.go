@@ -35,8 +35,9 @@
 // the models can end in an RNN over the candidates' aggregated vectors in
 // document order (the Cosinet paper's CA_list + BiRNN).
 //
-// Word vectors come from an Encoder. The static one looks words up in
-// frozen embeddings, as both papers' non-LM rows do. The Comp-Clip paper's
-// best rows replace it with ELMo; no ELMo weights are available to as2, so
-// there is no contextual encoder yet, only the seam one would plug into.
+// Word vectors come from an encoder.Encoder. The static one looks words up
+// in frozen embeddings, as both papers' non-LM rows do. The Comp-Clip
+// paper's best rows replace it with ELMo; no ELMo weights are available to
+// as2, and a contextual encoder (USE-Lite's token states) plugs into the
+// same seam.
 package compagg

@@ -20,7 +20,7 @@
 // the candidate contains and its reciprocal original rank.
 //
 // The word embeddings stay frozen, as in the paper, so the encoder's
-// convolution needs no input gradient: it runs through nn.EmbedConv, which
-// projects each distinct word once and trains from the max-pooled positions
+// convolution needs no input gradient: it runs through embedConv (this
+// package's own op, on nn's extension API), which projects each distinct word once and trains from the max-pooled positions
 // only.
 package cosinet

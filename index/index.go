@@ -1,0 +1,87 @@
+// Package index is the seam for answer retrieval, beside rank.Ranker. A
+// ranker scores the candidates a question comes with; a retriever has no
+// candidates: it holds a pool of answers known in advance (an FAQ, a
+// site's sentences), encoded once, offline, and finds the best of them for
+// a question in milliseconds.
+//
+// The seam has three parts, generic over the two representations of one
+// scoring function: A, what is stored per answer, and Q, what a question
+// is encoded into. A dual encoder's are both vectors, scored by their inner
+// product (ENDX paper, section 3); HAS stores a binary matrix per answer
+// and scores it by attention from the question's vector (HAS paper).
+//
+//   - an Encoder turns answer texts into A (offline) and a question into Q;
+//   - an Index stores A under answer ids and searches them with a Q, and
+//     persists through an io.Writer (its kind's reader rebuilds it);
+//   - a Retriever joins the two: question text in, best answers out.
+//
+// This package defines the seam only; the dual encoders, HAS and the index
+// kinds (exact scans, binary codes, HNSW, a distributed engine) fill it.
+package index
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// Hit is an answer found for a question.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// Encoder encodes answers into what an Index stores, and questions into
+// what it is searched with.
+type Encoder[A, Q any] interface {
+	EncodeAnswers(ctx context.Context, texts []string) ([]A, error)
+	EncodeQuestion(ctx context.Context, text string) (Q, error)
+}
+
+// Index stores encoded answers and finds the best ones for a question.
+type Index[A, Q any] interface {
+	// Add stores answers under ids (one each).
+	Add(ids []string, answers []A) error
+	// Search returns the k best answers for q, best first.
+	Search(ctx context.Context, q Q, k int) ([]Hit, error)
+	// Len is the number of answers stored.
+	Len() int
+	// WriteTo writes the index in its kind's versioned format.
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// Retriever finds the best answers of a stored pool for a question.
+type Retriever interface {
+	Retrieve(ctx context.Context, question string, k int) ([]Hit, error)
+}
+
+// NewRetriever returns the Retriever that encodes a question with enc and
+// searches idx, which holds answers enc encoded.
+func NewRetriever[A, Q any](enc Encoder[A, Q], idx Index[A, Q]) Retriever {
+	return retriever[A, Q]{enc, idx}
+}
+
+type retriever[A, Q any] struct {
+	enc Encoder[A, Q]
+	idx Index[A, Q]
+}
+
+func (r retriever[A, Q]) Retrieve(ctx context.Context, question string, k int) ([]Hit, error) {
+	q, err := r.enc.EncodeQuestion(ctx, question)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the question: %w", err)
+	}
+	return r.idx.Search(ctx, q, k)
+}
+
+// Build encodes answers with enc and adds them to idx under ids.
+func Build[A, Q any](ctx context.Context, enc Encoder[A, Q], idx Index[A, Q], ids, texts []string) error {
+	if len(ids) != len(texts) {
+		return fmt.Errorf("%d ids for %d answers", len(ids), len(texts))
+	}
+	answers, err := enc.EncodeAnswers(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("encoding answers: %w", err)
+	}
+	return idx.Add(ids, answers)
+}
