@@ -244,8 +244,14 @@ func FuzzRequests(f *testing.F) {
 }
 
 func ExampleServer() {
-	wo, _ := rank.New("wo+rr", rank.DefaultOptions())
-	s, _ := New(map[string]rank.Ranker{"wo+rr": wo}, DefaultLimits())
+	wo, err := rank.New("wo+rr", rank.DefaultOptions())
+	if err != nil {
+		panic(err)
+	}
+	s, err := New(map[string]rank.Ranker{"wo+rr": wo}, DefaultLimits())
+	if err != nil {
+		panic(err)
+	}
 	r, _ := http.NewRequest("POST", "/v1/rerank", strings.NewReader(`{"query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote Hamlet."]}`))
 	rec := &recorder{header: http.Header{}}
 	s.ServeHTTP(rec, r)

@@ -68,7 +68,10 @@ func TestCascadeOrder(t *testing.T) {
 
 func TestCascadeErrors(t *testing.T) {
 	failing := rank.Func(func(context.Context, *dataset.Question) ([]float64, error) { return nil, errors.New("boom") })
-	c, _ := New(&Stage{Name: "x", Ranker: failing})
+	c, err := New(&Stage{Name: "x", Ranker: failing})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Score(context.Background(), question(2)); err == nil || !strings.Contains(err.Error(), "stage 1 (x): boom") {
 		t.Fatalf("error %v", err)
 	}
