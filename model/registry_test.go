@@ -1,0 +1,172 @@
+package model_test
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+)
+
+// bag is the smallest architecture: the mean of a candidate's word vectors
+// times learned weights. Registering it is all a new architecture needs to
+// be built from flags, trained and read back from its file.
+type bag struct {
+	*model.Network[*bagInput]
+	model.TrainingRecord
+	h   bagHyper
+	enc encoder.Encoder[float32]
+	ps  *nn.Params[float32]
+	w   *nn.Param[float32]
+}
+
+type bagHyper struct {
+	Scale float64 `json:"scale"`
+	Tags  []int   `json:"tags"`
+}
+
+type bagInput struct {
+	q     *dataset.Question
+	cands []encoder.Tokens
+}
+
+func (in *bagInput) Question() *dataset.Question { return in.q }
+
+func newBag(h bagHyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
+	b := &bag{h: h, enc: enc, ps: nn.NewParams[float32]()}
+	b.w = b.ps.New("w", enc.Dim(), 1)
+	nn.GlorotUniform(b.w.Value, enc.Dim(), 1, nn.NewRNG(seed))
+	prepare := func(q *dataset.Question) *bagInput {
+		in := &bagInput{q: q}
+		for _, c := range q.Candidates {
+			in.cands = append(in.cands, enc.Tokenize(c.Text+" ."))
+		}
+		return in
+	}
+	forward := func(tp *nn.Tape[float32], in *bagInput, _ bool) *nn.Var[float32] {
+		rows := make([]*nn.Var[float32], len(in.cands))
+		for i, t := range in.cands {
+			rows[i] = tp.MeanPool(enc.Encode(tp, t))
+		}
+		s := tp.MatMul(tp.Stack(rows...), tp.Param(b.w))
+		return tp.Scale(tp.Reshape(s, len(rows)), h.Scale)
+	}
+	b.Network = model.NewNetwork(prepare, forward)
+	return b, nil
+}
+
+func (b *bag) Params() *nn.Params[float32] { return b.ps }
+func (b *bag) ParamsChanged()              {}
+func (b *bag) Config() model.Config {
+	return model.NeuralConfig("bag-test", b.h, b.enc, b.ps, b.TrainingRecord)
+}
+func (b *bag) Tensors() []safetensors.Tensor { return model.NeuralTensors(b.ps, b.enc) }
+
+func init() {
+	model.Register(model.Arch[bagHyper]{
+		Name:   "bag-test",
+		Recipe: func() bagHyper { return bagHyper{Scale: 1} },
+		Paper:  func() bagHyper { return bagHyper{Scale: 2} },
+		Flags: func(fs model.FlagSet, h *bagHyper) {
+			fs.Float64Var(&h.Scale, "scale", h.Scale, "score scale")
+			fs.IntSliceVar(&h.Tags, "tags", h.Tags, "anything")
+		},
+		Training: func(paper bool, obj model.Objective) model.Training {
+			return model.Training{Objective: obj, Epochs: 1, LR: 0.1, Batch: 1}
+		},
+		New:      newBag,
+		Describe: func(h bagHyper) string { return "bag" },
+	})
+}
+
+func TestRegistry(t *testing.T) {
+	a, err := model.Lookup("bag-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Lookup("nope"); err == nil || !strings.Contains(err.Error(), "bag-test") {
+		t.Fatalf("unknown architecture: %v", err)
+	}
+	enc := tinydata.Static[float32](t)
+	m, err := a.New(true, map[string]string{"tags": "3, 4"}, enc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.(*bag).h; got.Scale != 2 || !reflect.DeepEqual(got.Tags, []int{3, 4}) {
+		t.Fatalf("paper hyperparameters with --tags: %+v", got)
+	}
+	for values, want := range map[string]string{"kernel=3": "--kernel does not apply to bag-test", "scale=x": `--scale "x"`, "tags=1,y": `--tags "1,y"`} {
+		k, v, _ := strings.Cut(values, "=")
+		if _, err := a.New(false, map[string]string{k: v}, enc, 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", values, err, want)
+		}
+	}
+	if a.Describe(m) != "bag" || a.Training(false, model.Listwise).Objective != model.Listwise {
+		t.Fatal("Describe or Training")
+	}
+	// Written and read back through the registry, it scores the same.
+	var buf bytes.Buffer
+	if err := model.Write(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := tinydata.Question()
+	want, _ := m.Score(context.Background(), q)
+	got, err := back.Score(context.Background(), q)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("scores %v (%v) after reading, %v before", got, err, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second registration of bag-test was accepted")
+		}
+	}()
+	model.Register(model.Arch[bagHyper]{Name: "bag-test", Recipe: bagHyperZero, Paper: bagHyperZero, Flags: func(model.FlagSet, *bagHyper) {},
+		Training: func(bool, model.Objective) model.Training { return model.Training{} }, New: newBag})
+}
+
+func bagHyperZero() bagHyper { return bagHyper{} }
+
+func TestObjectives(t *testing.T) {
+	for _, name := range model.Objectives {
+		o, err := model.ParseObjective(name)
+		if err != nil || o.Name() != name {
+			t.Fatalf("%s: %v, %v", name, o, err)
+		}
+	}
+	if _, err := model.ParseObjective("ranknet"); err == nil {
+		t.Fatal("unknown objective accepted")
+	}
+	q := tinydata.Question() // one positive of four
+	allNeg := tinydata.Question()
+	allNeg.Candidates[1].Label = 0
+	tp := nn.NewTape[float32](nil, 0)
+	scores := tp.Const(nn.FromSlice([]float32{0, 3, 0, 0}, 4))
+	for _, o := range []model.Objective{model.Pointwise, model.Listwise, model.TripletHinge{Margin: 0.1}} {
+		if !o.Usable(q) || o.Loss(tp, scores, q).Scalar() < 0 {
+			t.Errorf("%s on a usable question", o.Name())
+		}
+	}
+	if model.Listwise.Usable(allNeg) || (model.TripletHinge{}).Usable(allNeg) || !model.Pointwise.Usable(allNeg) {
+		t.Error("usability of an all-negative question")
+	}
+	if l := (model.TripletHinge{Margin: 0.1}).Loss(tp, scores, q).Scalar(); l != 0 {
+		t.Errorf("triplet loss %v with the positive 3 above every negative", l)
+	}
+	// In-batch softmax: a confident diagonal gives a small loss, a swapped one a large one.
+	good := tp.Const(nn.FromSlice([]float32{9, 0, 0, 9}, 2, 2))
+	bad := tp.Const(nn.FromSlice([]float32{0, 9, 9, 0}, 2, 2))
+	if g, b := model.InBatchSoftmax.Loss(tp, good).Scalar(), model.InBatchSoftmax.Loss(tp, bad).Scalar(); g > 1e-3 || b < 8 {
+		t.Errorf("in-batch softmax: %v on the diagonal, %v off it", g, b)
+	}
+}
