@@ -109,6 +109,7 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 		obj = model.Pointwise
 	}
 	sum := &Summary{Params: m.Params().Count()}
+	start := time.Now() // training time includes preparing the questions
 	var qs []model.Input
 	for i := range train {
 		if obj.Usable(&train[i]) {
@@ -127,7 +128,6 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	opt := nn.NewAdam(m.Params())
 	workers := nn.NewWorkers(m.Params(), opts.Workers, opts.Seed)
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x7a1))
-	start := time.Now()
 	var evalTime time.Duration
 	step := 0
 	var best [][]float32 // parameters of the best epoch so far, with KeepBest

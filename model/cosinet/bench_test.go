@@ -80,3 +80,22 @@ func BenchmarkScore100(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrepare tokenises the WikiQA train questions once, the work
+// that training did in every forward pass, every epoch, before questions
+// were prepared once; it reports ms per pass over the questions.
+func BenchmarkPrepare(b *testing.B) {
+	qs, vecs := benchdata.WikiQA(b, "train")
+	qs = dataset.Filter(qs, dataset.Answered)
+	m, err := New(RecipeHyper(), vecs, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range qs {
+			m.Prepare(&qs[j])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/pass")
+}
