@@ -19,6 +19,29 @@ type Input interface {
 	Question() *dataset.Question
 }
 
+// Prepared is a question whose sentences an architecture prepared
+// (tokenised) once: the usual Input.
+type Prepared[S any] struct {
+	Q          *dataset.Question
+	Text       S   // the question's sentence
+	Candidates []S // the candidates', in order
+}
+
+// Question implements Input.
+func (p *Prepared[S]) Question() *dataset.Question { return p.Q }
+
+// Prepare prepares q's sentences with sentence, the candidates spread over
+// the cores.
+func Prepare[S any](q *dataset.Question, sentence func(string) S) *Prepared[S] {
+	p := &Prepared[S]{Q: q, Text: sentence(q.Text), Candidates: make([]S, len(q.Candidates))}
+	nn.Parallel(len(p.Candidates), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p.Candidates[i] = sentence(q.Candidates[i].Text)
+		}
+	})
+	return p
+}
+
 // Trainable is a model that training can fit and save.
 type Trainable interface {
 	Model

@@ -44,6 +44,15 @@ type Arch[H any] struct {
 	Describe func(h H) string
 }
 
+// DescribeRNN is Arch.Describe's text for an architecture that may end in
+// an RNN over the candidates (kind "" for none).
+func DescribeRNN(kind string) string {
+	if kind == "" {
+		return "no rnn"
+	}
+	return kind
+}
+
 // Architecture is a registered architecture.
 type Architecture interface {
 	Name() string

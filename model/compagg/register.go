@@ -36,12 +36,7 @@ epoch with the best dev MAP; --paper keeps the papers' model settings.`},
 				}
 				return New(h, enc, seed)
 			},
-			Describe: func(h Hyper) string {
-				if h.RNN == "" {
-					return "no rnn"
-				}
-				return h.RNN
-			},
+			Describe: func(h Hyper) string { return model.DescribeRNN(h.RNN) },
 		})
 	}
 }

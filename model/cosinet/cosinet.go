@@ -194,26 +194,10 @@ type sentence struct {
 	word  []bool // not punctuation
 }
 
-// input is a question prepared for Cosinet: its sentences tokenised.
-type input struct {
-	q     *dataset.Question
-	qs    sentence
-	cands []sentence
-}
+// input is a question prepared for the model: its sentences tokenised.
+type input = model.Prepared[sentence]
 
-// Question implements model.Input.
-func (in *input) Question() *dataset.Question { return in.q }
-
-// prepare tokenises q's sentences, the candidates spread over the cores.
-func (m *net[T]) prepare(q *dataset.Question) *input {
-	in := &input{q: q, qs: m.sentence(q.Text), cands: make([]sentence, len(q.Candidates))}
-	nn.Parallel(len(in.cands), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			in.cands[i] = m.sentence(q.Candidates[i].Text)
-		}
-	})
-	return in
-}
+func (m *net[T]) prepare(q *dataset.Question) *input { return model.Prepare(q, m.sentence) }
 
 func (m *net[T]) sentence(s string) sentence {
 	t := m.enc.Tokenize(s)
@@ -274,7 +258,7 @@ func (m *net[T]) encode(tp *nn.Tape[T], s side[T], emb *nn.Var[T], feats *nn.Ten
 // uses the projection caches, which carry no gradient.
 func (m *net[T]) forward(tp *nn.Tape[T], in *input, infer bool) *nn.Var[T] {
 	k := m.hyper.Kernel
-	q, qs, cands := in.q, in.qs, in.cands
+	q, qs, cands := in.Q, in.Text, in.Candidates
 	cIDs := make([][]int, len(cands))
 	for i, c := range cands {
 		cIDs[i] = c.ids

@@ -24,12 +24,7 @@ model instead (one question per step, none of the additions).`,
 		New: func(h Hyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
 			return New(h, enc, seed)
 		},
-		Describe: func(h Hyper) string {
-			if h.RNN == "" {
-				return "no rnn"
-			}
-			return h.RNN
-		},
+		Describe: func(h Hyper) string { return model.DescribeRNN(h.RNN) },
 	})
 }
 

