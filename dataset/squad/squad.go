@@ -2,12 +2,14 @@ package squad
 
 import (
 	"archive/zip"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,6 +39,26 @@ type file struct {
 // Read parses SQuAD JSON from r into SQuAD-sent questions; name is used in
 // errors.
 func Read(r io.Reader, name string) ([]dataset.Question, error) {
+	arts, err := ReadArticles(r, name)
+	if err != nil {
+		return nil, err
+	}
+	var qs []dataset.Question
+	for _, a := range arts {
+		qs = append(qs, a.Questions...)
+	}
+	return qs, nil
+}
+
+// Article is one Wikipedia article's SQuAD-sent questions.
+type Article struct {
+	Title     string
+	Questions []dataset.Question
+}
+
+// ReadArticles is Read with the questions grouped by article, in file
+// order.
+func ReadArticles(r io.Reader, name string) ([]Article, error) {
 	var f file
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&f); err != nil {
@@ -48,9 +70,10 @@ func Read(r io.Reader, name string) ([]dataset.Question, error) {
 	if f.Data == nil {
 		return nil, &dataset.ParseError{File: name, Err: errors.New(`not SQuAD JSON: no "data" array`)}
 	}
-	var qs []dataset.Question
-	para := 0
+	var arts []Article
+	para, n := 0, 0
 	for _, art := range f.Data {
+		var qs []dataset.Question
 		for _, p := range art.Paragraphs {
 			if !utf8.ValidString(p.Context) {
 				return nil, &dataset.ParseError{File: name, Err: fmt.Errorf("paragraph %d of %q: invalid UTF-8", para, art.Title)}
@@ -91,11 +114,13 @@ func Read(r io.Reader, name string) ([]dataset.Question, error) {
 			}
 			para++
 		}
+		arts = append(arts, Article{Title: art.Title, Questions: qs})
+		n += len(qs)
 	}
-	if len(qs) == 0 {
+	if n == 0 {
 		return nil, &dataset.ParseError{File: name, Err: errors.New("no questions")}
 	}
-	return qs, nil
+	return arts, nil
 }
 
 // runeOffsets maps each character index of s (and len) to its byte offset.
@@ -110,6 +135,18 @@ func runeOffsets(s string) []int {
 // ReadFile reads a SQuAD file: the official zip (its first .json member),
 // or JSON, plain or gzip-compressed.
 func ReadFile(path string) ([]dataset.Question, error) {
+	arts, err := readArticlesFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var qs []dataset.Question
+	for _, a := range arts {
+		qs = append(qs, a.Questions...)
+	}
+	return qs, nil
+}
+
+func readArticlesFile(path string) ([]Article, error) {
 	if strings.EqualFold(filepath.Ext(path), ".zip") {
 		zr, err := zip.OpenReader(path)
 		if err != nil {
@@ -123,22 +160,62 @@ func ReadFile(path string) ([]dataset.Question, error) {
 					return nil, &dataset.ParseError{File: path, Err: fmt.Errorf("member %s: %w", m.Name, err)}
 				}
 				defer rc.Close()
-				return Read(rc, path+"#"+m.Name)
+				return ReadArticles(rc, path+"#"+m.Name)
 			}
 		}
 		return nil, &dataset.ParseError{File: path, Err: errors.New("zip holds no .json member")}
 	}
-	return dataset.ReadFile(path, Read)
+	return dataset.ReadFile(path, ReadArticles)
 }
 
-// Load reads SQuAD-sent from path: a SQuAD file, or a folder holding
-// dev-v1.1.json.zip (the only split available offline: split must be "dev").
+// Splits are the SQuAD-sent splits: dev, the whole official v1.1 dev set
+// (the only SQuAD file available offline), and its two article-disjoint
+// halves, train and test (halves.tsv), so that a model can train on SQuAD
+// articles and be tested on others.
+var Splits = []string{"dev", "train", "test"}
+
+//go:embed halves.tsv
+var halvesTSV string
+
+// halves maps each article of SQuAD v1.1 dev to its half, "train" or
+// "test", as the checked-in halves.tsv says (made by
+// scripts/squad-halves.py).
+func halves() map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(halvesTSV, "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) >= 2 && !strings.HasPrefix(line, "#") {
+			out[f[0]] = f[1]
+		}
+	}
+	return out
+}
+
+// Load reads SQuAD-sent from path: a SQuAD file (all its questions, split
+// ignored), or a folder holding dev-v1.1.json.zip, whose split (see
+// Splits) it returns.
 func Load(path, split string) ([]dataset.Question, error) {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		return ReadFile(path)
 	}
-	if split != "dev" {
-		return nil, fmt.Errorf("squad: unknown split %q (only dev, the official v1.1 dev set, is available)", split)
+	if !slices.Contains(Splits, split) {
+		return nil, fmt.Errorf("squad: unknown split %q (want dev, the official v1.1 dev set, or its article-disjoint halves train and test)", split)
 	}
-	return ReadFile(filepath.Join(path, "dev-v1.1.json.zip"))
+	file := filepath.Join(path, "dev-v1.1.json.zip")
+	arts, err := readArticlesFile(file)
+	if err != nil {
+		return nil, err
+	}
+	half := halves()
+	var qs []dataset.Question
+	for _, a := range arts {
+		h, ok := half[a.Title]
+		if !ok && split != "dev" {
+			return nil, fmt.Errorf("squad: %s: article %q is in neither half: the halves are defined for SQuAD v1.1 dev", file, a.Title)
+		}
+		if split == "dev" || h == split {
+			qs = append(qs, a.Questions...)
+		}
+	}
+	return qs, nil
 }

@@ -110,3 +110,42 @@ func TestDevV11(t *testing.T) {
 		t.Fatalf("%d of %d questions have a positive sentence", n, len(qs))
 	}
 }
+
+// TestHalves checks the article-disjoint halves of SQuAD v1.1 dev: every
+// article in exactly one half, and the halves together the whole dev set.
+func TestHalves(t *testing.T) {
+	half := halves()
+	if len(half) != 48 {
+		t.Fatalf("halves.tsv lists %d articles, want SQuAD v1.1 dev's 48", len(half))
+	}
+	dir := filepath.Join(shareddata.Dir(t), "squad")
+	dev, err := Load(dir, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	n := 0
+	for _, split := range []string{"train", "test"} {
+		qs, err := Load(dir, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The checked-in sizes (scripts/squad-halves.py balanced them).
+		if want := map[string]int{"train": 5281, "test": 5289}[split]; len(qs) != want {
+			t.Errorf("%s: %d questions, want %d", split, len(qs), want)
+		}
+		for _, q := range qs {
+			if other, dup := seen[q.ID]; dup {
+				t.Fatalf("question %s in %s and %s", q.ID, other, split)
+			}
+			seen[q.ID] = split
+		}
+		n += len(qs)
+	}
+	if n != len(dev) {
+		t.Fatalf("the halves hold %d questions, dev %d", n, len(dev))
+	}
+	if _, err := Load(dir, "validation"); err == nil {
+		t.Fatal("unknown split accepted")
+	}
+}
