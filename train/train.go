@@ -185,7 +185,6 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 			}
 			res.Dev, res.DevMAP, res.DevMRR = true, rep.Result.Mean["map"], rep.Result.Mean["mrr"]
 			evalTime += time.Since(t)
-			res.Duration -= time.Since(t)
 		}
 		sum.Epochs = append(sum.Epochs, res)
 		if opts.KeepBest && res.DevMAP > bestMAP {

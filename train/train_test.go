@@ -102,6 +102,11 @@ func TestTrainLearns(t *testing.T) {
 		if sum.Questions != 40 || sum.Pairs != 3*160 || len(epochs) != 3 || m.changed != 30 || m.prepared != 40 {
 			t.Fatalf("summary %+v, %d epochs reported, %d changes, %d questions prepared", sum, len(epochs), m.changed, m.prepared)
 		}
+		for _, e := range epochs {
+			if e.Duration <= 0 {
+				t.Fatalf("epoch %d took %v: the dev evaluation was subtracted from a time that did not include it", e.Epoch, e.Duration)
+			}
+		}
 		if last := epochs[2]; !last.Dev || last.DevMAP != 1 || last.Loss >= epochs[0].Loss {
 			t.Fatalf("%s: did not learn: %+v", obj.Name(), epochs)
 		}
