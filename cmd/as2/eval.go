@@ -111,6 +111,10 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("--ties: %w", err)
 	}
+	if err := e.ranker.check(); err != nil {
+		return err
+	}
+	e.data.errOut = cmd.ErrOrStderr()
 	all, qs, sub, err := e.data.load("", "")
 	if err != nil {
 		return err
@@ -122,7 +126,9 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	rep, err := evaluation.Evaluate(cmd.Context(), rk, qs, evaluation.Options{Measures: ms, Ties: ties, Seed: e.tieSeed})
+	bar := newProgress(cmd.ErrOrStderr(), len(qs), "questions")
+	rep, err := evaluation.Evaluate(cmd.Context(), rk, qs, evaluation.Options{Measures: ms, Ties: ties, Seed: e.tieSeed, Progress: bar.step})
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -153,11 +159,11 @@ func (e *evalCmd) evalRunFile(cmd *cobra.Command, ms []metric.Measure) error {
 	}
 	qrels, err := dataset.ReadFile(e.qrels, trec.ReadQrels)
 	if err != nil {
-		return err
+		return notFound("--qrels", e.qrels, err)
 	}
 	run, err := dataset.ReadFile(e.run, trec.ReadRun)
 	if err != nil {
-		return err
+		return notFound("--run", e.run, err)
 	}
 	res, err := trec.Evaluate(run, qrels, ms, trec.Options{AllQueries: e.allQueries})
 	if err != nil {
