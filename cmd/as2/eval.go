@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/google/renameio/v2"
@@ -281,9 +283,42 @@ func writeAtomic(path string, stdout io.Writer, write func(io.Writer) error) err
 	if err != nil {
 		return err
 	}
+	pending.add(f.Name())
+	defer pending.remove(f.Name())
 	defer f.Cleanup()
 	if err := write(f); err != nil {
 		return err
 	}
 	return f.CloseAtomicallyReplace()
+}
+
+// pending holds the temporary files of writes in progress, which main
+// removes when a signal makes it exit without waiting for the command.
+var pending = pendingFiles{names: map[string]bool{}}
+
+type pendingFiles struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (p *pendingFiles) add(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.names[name] = true
+}
+
+func (p *pendingFiles) remove(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.names, name)
+}
+
+// removeAll deletes every pending file; the writes in progress fail.
+func (p *pendingFiles) removeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name := range p.names {
+		os.Remove(name)
+		delete(p.names, name)
+	}
 }
