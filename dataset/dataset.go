@@ -51,7 +51,8 @@ func (q *Question) Labelled() bool {
 }
 
 // Validate checks what every reader guarantees: a non-empty question, at
-// least one candidate, labels in {-1, 0, 1}, and unique candidate ids.
+// least one candidate, labels in {-1, 0, 1}, and unique candidate ids. A
+// candidate's text may be empty: readers apply an EmptyPolicy to those.
 func (q *Question) Validate() error {
 	if strings.TrimSpace(q.Text) == "" {
 		return fmt.Errorf("question %q: empty question text", q.ID)
@@ -61,9 +62,6 @@ func (q *Question) Validate() error {
 	}
 	seen := make(map[string]bool, len(q.Candidates))
 	for i, c := range q.Candidates {
-		if strings.TrimSpace(c.Text) == "" {
-			return fmt.Errorf("question %q: candidate %d: empty text", q.ID, i)
-		}
 		if c.Label < Unlabeled || c.Label > Positive {
 			return fmt.Errorf("question %q: candidate %d: label %d is not 0 or 1", q.ID, i, c.Label)
 		}

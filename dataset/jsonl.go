@@ -58,9 +58,30 @@ func parseLabel(raw json.RawMessage) (int, error) {
 	}
 }
 
-// ReadJSONL reads questions in as2's JSONL format from r; name is used in
-// error messages ("name:line: ...").
+// ReadOptions control the JSONL and TSV readers.
+type ReadOptions struct {
+	// Empty says what to do with empty or white-space candidates ("":
+	// EmptyKeep).
+	Empty EmptyPolicy
+	// Counts, if not nil, accumulates what Empty met, for a warning.
+	Counts *EmptyCounts
+}
+
+// ReadJSONL reads questions in as2's JSONL format from r, keeping empty
+// candidates (EmptyKeep); name is used in error messages ("name:line: ...").
 func ReadJSONL(r io.Reader, name string) ([]Question, error) {
+	return ReadOptions{}.JSONL(r, name)
+}
+
+// ReadTSV reads the TSV variant (see ReadOptions.TSV), keeping empty
+// candidates (EmptyKeep).
+func ReadTSV(r io.Reader, name string) ([]Question, error) {
+	return ReadOptions{}.TSV(r, name)
+}
+
+// JSONL reads questions in as2's JSONL format from r, applying o; name is
+// used in error messages ("name:line: ...").
+func (o ReadOptions) JSONL(r io.Reader, name string) ([]Question, error) {
 	var qs []Question
 	err := ScanLines(r, name, func(line int, text string) error {
 		if strings.TrimSpace(text) == "" {
@@ -100,6 +121,10 @@ func ReadJSONL(r io.Reader, name string) ([]Question, error) {
 		if err := q.Validate(); err != nil {
 			return err
 		}
+		keep, err := ApplyEmpty(&q, o.Empty, o.Counts)
+		if err != nil || !keep {
+			return err
+		}
 		qs = append(qs, q)
 		return nil
 	})
@@ -127,14 +152,14 @@ func WriteJSONL(w io.Writer, qs []Question) error {
 	return bw.Flush()
 }
 
-// ReadTSV reads the TSV variant: one candidate per line,
+// TSV reads the TSV variant, applying o: one candidate per line,
 //
 //	qid<TAB>question<TAB>candidate[<TAB>label]
 //
 // with an optional header line starting with "qid<TAB>". A question's rows
 // need not be contiguous; candidates keep file order. Fields are split on
 // tabs only (no quoting), so text may contain quotes.
-func ReadTSV(r io.Reader, name string) ([]Question, error) {
+func (o ReadOptions) TSV(r io.Reader, name string) ([]Question, error) {
 	var qs []Question
 	index := map[string]int{}
 	err := ScanLines(r, name, func(line int, text string) error {
@@ -167,6 +192,9 @@ func ReadTSV(r io.Reader, name string) ([]Question, error) {
 			return fmt.Errorf("qid %q has two different question texts", f[0])
 		}
 		n := len(qs[i].Candidates)
+		if o.Empty == EmptyError && strings.TrimSpace(f[2]) == "" {
+			return fmt.Errorf("question %q: candidate %d: empty text", f[0], n)
+		}
 		qs[i].Candidates = append(qs[i].Candidates, Candidate{ID: strconv.Itoa(n), Text: f[2], Position: n, Label: label})
 		return nil
 	})
@@ -177,6 +205,9 @@ func ReadTSV(r io.Reader, name string) ([]Question, error) {
 		if err := qs[i].Validate(); err != nil {
 			return nil, &ParseError{File: name, Err: err}
 		}
+	}
+	if qs, err = ApplyEmptyAll(qs, o.Empty, o.Counts); err != nil {
+		return nil, &ParseError{File: name, Err: err}
 	}
 	return qs, nil
 }

@@ -112,3 +112,58 @@ func TestRunRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyCandidatesLast checks that kept empty candidates are never shown
+// to the ranker, come last in document order, and keep their indices.
+func TestEmptyCandidatesLast(t *testing.T) {
+	q := dataset.Question{ID: "q", Text: "who wrote hamlet", Candidates: []dataset.Candidate{
+		{ID: "a", Text: " ", Position: 0, Label: 0},
+		{ID: "b", Text: "shakespeare wrote hamlet", Position: 1, Label: 1},
+		{ID: "c", Text: "", Position: 2, Label: 0},
+		{ID: "d", Text: "a play", Position: 3, Label: 0},
+	}}
+	seen := 0
+	spy := rank.Func(func(_ context.Context, q *dataset.Question) ([]float64, error) {
+		for _, c := range q.Candidates {
+			if c.IsEmpty() {
+				t.Errorf("ranker shown an empty candidate %q", c.ID)
+			}
+		}
+		seen += len(q.Candidates)
+		return make([]float64, len(q.Candidates)), nil
+	})
+	for _, ties := range []Ties{ByPosition, Random} {
+		ranked, err := Rank(context.Background(), spy, &q, ties, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ranked) != 4 || ranked[2] != (rank.Scored{Index: 0, Score: math.Inf(-1)}) || ranked[3] != (rank.Scored{Index: 2, Score: math.Inf(-1)}) {
+			t.Fatalf("ties %s: ranking %+v", ties, ranked)
+		}
+	}
+	if seen != 4 {
+		t.Fatalf("ranker scored %d candidates, want 2 per call", seen)
+	}
+	all := dataset.Question{ID: "e", Text: "x", Candidates: []dataset.Candidate{{ID: "a", Text: ""}, {ID: "b", Text: " ", Position: 1}}}
+	ranked, err := Rank(context.Background(), spy, &all, ByPosition, 0)
+	if err != nil || len(ranked) != 2 || ranked[0].Index != 0 || seen != 4 {
+		t.Fatalf("only empty candidates: %+v, %v", ranked, err)
+	}
+	// Through a run file, the order survives.
+	rep, err := Evaluate(context.Background(), spy, []dataset.Question{q}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteRun(&buf, rep, "t"); err != nil {
+		t.Fatal(err)
+	}
+	run, err := trec.ReadRun(&buf, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := trec.Evaluate(run, Qrels([]dataset.Question{q}), nil, trec.Options{})
+	if err != nil || math.Abs(res.Mean["map"]-rep.Result.Mean["map"]) > 1e-12 {
+		t.Fatalf("run file: %v, %v; as2 %v", res.Mean, err, rep.Result.Mean)
+	}
+}

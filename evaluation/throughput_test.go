@@ -14,7 +14,9 @@ func TestMeasureThroughput(t *testing.T) {
 	for i := range qs {
 		qs[i].Candidates = make([]dataset.Candidate, i+1)
 	}
-	r := rank.Func(func(_ context.Context, q *dataset.Question) ([]float64, error) { return make([]float64, len(q.Candidates)), nil })
+	r := rank.Func(func(_ context.Context, q *dataset.Question) ([]float64, error) {
+		return make([]float64, len(q.Candidates)), nil
+	})
 	tp, err := MeasureThroughput(context.Background(), r, qs, 3, 2)
 	if err != nil || tp.Pairs != 3*15 || tp.Wall <= 0 || tp.P50 > tp.P99 {
 		t.Fatalf("throughput %+v, %v", tp, err)

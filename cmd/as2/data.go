@@ -50,6 +50,7 @@ ASNQ++ of the sequential reranking paper. Writes as2's JSONL, which
 			if size < 1 {
 				return fmt.Errorf("--size %d: must be at least 1", size)
 			}
+			d.errOut = cmd.ErrOrStderr()
 			_, qs, _, err := d.load("", "")
 			if err != nil {
 				return err
@@ -108,8 +109,12 @@ ranking over the answered questions. --subset restricts the questions first
 			if d.split == "" {
 				splits = defaultSplits(d.name)
 			}
+			d.errOut = cmd.ErrOrStderr()
 			var rows []statsRow
 			for _, sp := range splits {
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
 				d.split = sp
 				_, qs, _, err := d.load("", "")
 				if err != nil {

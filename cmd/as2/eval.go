@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/google/renameio/v2"
@@ -111,6 +113,10 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("--ties: %w", err)
 	}
+	if err := e.ranker.check(); err != nil {
+		return err
+	}
+	e.data.errOut = cmd.ErrOrStderr()
 	all, qs, sub, err := e.data.load("", "")
 	if err != nil {
 		return err
@@ -122,7 +128,9 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	rep, err := evaluation.Evaluate(cmd.Context(), rk, qs, evaluation.Options{Measures: ms, Ties: ties, Seed: e.tieSeed})
+	bar := newProgress(cmd.ErrOrStderr(), len(qs), "questions")
+	rep, err := evaluation.Evaluate(cmd.Context(), rk, qs, evaluation.Options{Measures: ms, Ties: ties, Seed: e.tieSeed, Progress: bar.step})
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -153,11 +161,11 @@ func (e *evalCmd) evalRunFile(cmd *cobra.Command, ms []metric.Measure) error {
 	}
 	qrels, err := dataset.ReadFile(e.qrels, trec.ReadQrels)
 	if err != nil {
-		return err
+		return notFound("--qrels", e.qrels, err)
 	}
 	run, err := dataset.ReadFile(e.run, trec.ReadRun)
 	if err != nil {
-		return err
+		return notFound("--run", e.run, err)
 	}
 	res, err := trec.Evaluate(run, qrels, ms, trec.Options{AllQueries: e.allQueries})
 	if err != nil {
@@ -275,9 +283,42 @@ func writeAtomic(path string, stdout io.Writer, write func(io.Writer) error) err
 	if err != nil {
 		return err
 	}
+	pending.add(f.Name())
+	defer pending.remove(f.Name())
 	defer f.Cleanup()
 	if err := write(f); err != nil {
 		return err
 	}
 	return f.CloseAtomicallyReplace()
+}
+
+// pending holds the temporary files of writes in progress, which main
+// removes when a signal makes it exit without waiting for the command.
+var pending = pendingFiles{names: map[string]bool{}}
+
+type pendingFiles struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (p *pendingFiles) add(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.names[name] = true
+}
+
+func (p *pendingFiles) remove(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.names, name)
+}
+
+// removeAll deletes every pending file; the writes in progress fail.
+func (p *pendingFiles) removeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name := range p.names {
+		os.Remove(name)
+		delete(p.names, name)
+	}
 }

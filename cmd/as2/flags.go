@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +25,19 @@ type datasetFlags struct {
 	seed                      uint64
 	keepStoredOrder           bool
 	normalizeNumbers          bool
+	empty                     string
+	// errOut receives warnings (nil: standard error).
+	errOut io.Writer
+}
+
+// emptyFlagHelp documents --empty wherever questions are read.
+const emptyFlagHelp = "empty or white-space candidates: keep (in place, never relevant, ranked below every other; a warning counts them), skip (drop them; the others keep their positions) or error"
+
+// warnEmpty prints what an --empty policy met, if anything.
+func warnEmpty(w io.Writer, what string, p dataset.EmptyPolicy, c dataset.EmptyCounts) {
+	if msg := c.Warning(p); msg != "" {
+		fmt.Fprintf(w, "as2: warning: %s: %s\n", what, msg)
+	}
 }
 
 func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
@@ -31,6 +48,7 @@ func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
 	fs.Uint64Var(&d.seed, "shuffle-seed", 1, "seed for shuffling TrecQA candidates, which the files store positives first")
 	fs.BoolVar(&d.keepStoredOrder, "keep-stored-order", false, "do not shuffle TrecQA candidates (inspection only: the stored order leaks the labels)")
 	fs.BoolVar(&d.normalizeNumbers, "normalize-numbers", false, "replace numbers by <num> (TrecQA TRAIN-ALL's convention)")
+	fs.StringVar(&d.empty, "empty", "keep", emptyFlagHelp)
 }
 
 // describe names the data read, for reports: "wikiqa test", or the file of
@@ -65,11 +83,26 @@ func (d *datasetFlags) load(split string, sub dataset.Subset) (all, kept []datas
 			return nil, nil, "", fmt.Errorf("--subset: %w", err)
 		}
 	}
+	policy, err := dataset.ParseEmptyPolicy(d.empty)
+	if err != nil && d.empty != "" {
+		return nil, nil, "", fmt.Errorf("--empty: %w", err)
+	}
+	var counts dataset.EmptyCounts
 	all, err = catalog.Load(d.name, d.path, d.splitName(split), catalog.Options{
 		Seed: d.seed, KeepStoredOrder: d.keepStoredOrder, NormalizeNumbers: d.normalizeNumbers,
+		Empty: policy, Counts: &counts,
 	})
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", notFound(pathFlag(d.name), d.path, err)
+	}
+	w := d.errOut
+	if w == nil {
+		w = os.Stderr
+	}
+	if catalog.IsFile(d.name) {
+		warnEmpty(w, d.path, policy, counts)
+	} else {
+		warnEmpty(w, d.name+" "+d.splitName(split), policy, counts)
 	}
 	return all, dataset.Filter(all, sub), sub, nil
 }
@@ -81,10 +114,13 @@ type rankerFlags struct {
 	cascade string
 	opts    rank.Options
 	idf     string
+	// fs, when the flags were registered, tells which were given.
+	fs *pflag.FlagSet
 }
 
 func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
+	r.fs = fs
 	fs.StringVar(&r.name, "ranker", "wo+rr", "rule-based ranker: "+strings.Join(rank.Names, ", "))
 	fs.StringVar(&r.model, "model", "", "trained model file (from as2 train) to rank with, instead of --ranker")
 	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
@@ -130,14 +166,34 @@ func specRanker(spec string, opts rank.Options) rankerFlags {
 	return rankerFlags{name: spec, opts: opts, idf: "pool"}
 }
 
+// check reports flags that contradict each other, before any data is read.
+func (r *rankerFlags) check() error {
+	if r.model != "" && r.cascade != "" {
+		return fmt.Errorf("--model and --cascade: give one")
+	}
+	// --ranker names the ranker only when neither --model nor --cascade
+	// does: given with them, it would be silently ignored.
+	if r.fs != nil && r.fs.Changed("ranker") && (r.model != "" || r.cascade != "") {
+		with := "--model"
+		if r.cascade != "" {
+			with = "--cascade"
+		}
+		return fmt.Errorf("--ranker %s does not go with %s, which is the ranker: give one", r.name, with)
+	}
+	return nil
+}
+
 // build returns the ranker; qs is the collection for --idf collection.
 func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
-	if r.model != "" && r.cascade != "" {
-		return nil, fmt.Errorf("--model and --cascade: give one")
+	if err := r.check(); err != nil {
+		return nil, err
 	}
 	if r.model != "" {
 		m, err := model.Load(r.model)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, notFound("--model", r.model, err)
+			}
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		return m, nil
@@ -145,7 +201,11 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	if r.cascade != "" {
 		c, err := cascade.Parse(r.cascade, func(name, file string) (rank.Ranker, error) {
 			if file != "" {
-				return model.Load(file)
+				m, err := model.Load(file)
+				if err != nil && errors.Is(err, fs.ErrNotExist) {
+					return nil, &notFoundError{flag: "model file", path: file, err: err}
+				}
+				return m, err
 			}
 			return rank.New(name, r.opts)
 		})
@@ -173,3 +233,33 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	}
 	return rk, nil
 }
+
+// pathFlag names the flag that gives a dataset's path, for errors.
+func pathFlag(name string) string {
+	if catalog.IsFile(name) {
+		return "--path"
+	}
+	return "--dataset " + name
+}
+
+// notFound turns a missing file into "FLAG PATH: file not found", which is
+// what happened, keeping the cause for errors.Is; other errors pass as they
+// are (they already name file and line).
+func notFound(flag, path string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		path = pe.Path
+	}
+	return &notFoundError{flag: flag, path: path, err: err}
+}
+
+type notFoundError struct {
+	flag, path string
+	err        error
+}
+
+func (e *notFoundError) Error() string { return e.flag + " " + e.path + ": file not found" }
+func (e *notFoundError) Unwrap() error { return e.err }

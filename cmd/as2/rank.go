@@ -2,9 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +19,7 @@ import (
 	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
+	"github.com/as2/as2/trec"
 )
 
 type rankCmd struct {
@@ -23,6 +28,8 @@ type rankCmd struct {
 	document    string
 	input       string
 	inputFormat string
+	format      string
+	empty       string
 	output      string
 	top         int
 }
@@ -35,18 +42,28 @@ func newRankCmd() *cobra.Command {
 		Long: `Rank candidate sentences for questions.
 
 With --question and --document, the document (a text file, - for standard input)
-is split into sentences, which are ranked for the question and printed as
-rank, score and sentence, best first.
+is split into sentences, which are ranked for the question.
 
 With --input, every question of a JSONL file (as2's format: {"id", "question",
-"candidates": [{"id", "text"}, ...]}; labels are ignored) is ranked and written
-as one JSON line: {"id", "question", "ranking": [{"rank", "index", "id", "score",
-"text"}, ...]}.
+"candidates": [{"id", "text"}, ...]}; labels are ignored) or TSV file is ranked.
+
+--format chooses the output (default tsv with --document, json with --input):
+  tsv   a header, then rank, score and sentence per line, best first (with
+        --input, the question id comes first)
+  json  one JSON line per question: {"id", "question", "ranking": [{"rank",
+        "index", "id", "score", "text"}, ...]}
+  trec  a TREC run ("qid Q0 docid rank score tag"), scores strictly decreasing
+        in as2's order so that trec_eval ranks as as2 does (see README)
+
+Empty or white-space candidates (--empty keep, the default) stay in their
+place in the input, are never given to the ranker, and come last (score -Inf
+in tsv, null in json).
 
 The default ranker, wo+rr, needs no data or model: it ranks by the number of
 words shared with the question, ties broken by the original order.`,
 		Example: `  as2 rank --question "when did the berlin wall fall?" --document article.txt --top 3
-  as2 rank --input questions.jsonl --ranker bm25 > ranked.jsonl`,
+  as2 rank --input questions.jsonl --ranker bm25 > ranked.jsonl
+  as2 rank --input questions.jsonl --model m.as2 --format trec > m.run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return r.exec(cmd) },
 	}
@@ -56,6 +73,8 @@ words shared with the question, ties broken by the original order.`,
 	fs.StringVar(&r.document, "document", "", "text file whose sentences are ranked (- reads standard input)")
 	fs.StringVar(&r.input, "input", "", "JSONL (or TSV, see --input-format) file of questions with candidates")
 	fs.StringVar(&r.inputFormat, "input-format", "jsonl", "format of --input: jsonl or tsv")
+	fs.StringVar(&r.format, "format", "", "output: tsv, json or trec (default tsv with --document, json with --input)")
+	fs.StringVar(&r.empty, "empty", "keep", emptyFlagHelp)
 	fs.StringVar(&r.output, "output", "-", "where to write the rankings (- is standard output); files are written atomically")
 	fs.IntVar(&r.top, "top", 0, "keep only the best N candidates per question (0: all)")
 	return cmd
@@ -64,6 +83,14 @@ words shared with the question, ties broken by the original order.`,
 func (r *rankCmd) exec(cmd *cobra.Command) error {
 	if r.top < 0 {
 		return fmt.Errorf("--top %d: must be >= 0", r.top)
+	}
+	if err := r.ranker.check(); err != nil {
+		return err
+	}
+	switch r.format {
+	case "", "tsv", "json", "trec":
+	default:
+		return fmt.Errorf("--format %q: want tsv, json or trec", r.format)
 	}
 	switch {
 	case r.input != "" && (r.document != "" || r.question != ""):
@@ -87,6 +114,9 @@ func (r *rankCmd) rankDocument(cmd *cobra.Command) error {
 		raw, err = os.ReadFile(r.document)
 	}
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return notFound("--document", r.document, err)
+		}
 		return fmt.Errorf("--document: %w", err)
 	}
 	if !utf8.Valid(raw) {
@@ -103,72 +133,67 @@ func (r *rankCmd) rankDocument(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ranked, err := evaluation.Rank(cmd.Context(), rk, &q, evaluation.ByPosition, 0)
-	if err != nil {
-		return err
-	}
+	format := cmp.Or(r.format, "tsv")
 	return writeAtomic(r.output, cmd.OutOrStdout(), func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		fmt.Fprintln(bw, "rank\tscore\tsentence")
-		for k, s := range r.cut(ranked) {
-			fmt.Fprintf(bw, "%d\t%.4f\t%s\n", k+1, s.Score, q.Candidates[s.Index].Text)
+		out := r.newWriter(w, format, false)
+		ranked, err := evaluation.Rank(cmd.Context(), rk, &q, evaluation.ByPosition, 0)
+		if err != nil {
+			return err
 		}
-		return bw.Flush()
+		if err := out.write(&q, r.cut(ranked)); err != nil {
+			return err
+		}
+		return out.flush()
 	})
 }
 
-type rankedCandidate struct {
-	Rank  int     `json:"rank"`
-	Index int     `json:"index"`
-	ID    string  `json:"id"`
-	Score float64 `json:"score"`
-	Text  string  `json:"text"`
-}
-
-type rankedQuestion struct {
-	ID       string            `json:"id"`
-	Question string            `json:"question"`
-	Ranking  []rankedCandidate `json:"ranking"`
-}
-
 func (r *rankCmd) rankFile(cmd *cobra.Command) error {
+	policy, err := dataset.ParseEmptyPolicy(r.empty)
+	if err != nil {
+		return fmt.Errorf("--empty: %w", err)
+	}
+	var counts dataset.EmptyCounts
+	ro := dataset.ReadOptions{Empty: policy, Counts: &counts}
 	var read func(io.Reader, string) ([]dataset.Question, error)
 	switch r.inputFormat {
 	case "jsonl":
-		read = dataset.ReadJSONL
+		read = ro.JSONL
 	case "tsv":
-		read = dataset.ReadTSV
+		read = ro.TSV
 	default:
 		return fmt.Errorf("--input-format %q: want jsonl or tsv", r.inputFormat)
 	}
 	qs, err := dataset.ReadFile(r.input, read)
 	if err != nil {
-		return err
+		return notFound("--input", r.input, err)
 	}
+	warnEmpty(cmd.ErrOrStderr(), r.input, policy, counts)
 	rk, err := r.ranker.build(qs)
 	if err != nil {
 		return err
 	}
+	ctx := cmd.Context()
+	bar := newProgress(cmd.ErrOrStderr(), len(qs), "questions")
+	defer bar.done()
 	return writeAtomic(r.output, cmd.OutOrStdout(), func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		enc := json.NewEncoder(bw)
-		enc.SetEscapeHTML(false)
+		out := r.newWriter(w, cmp.Or(r.format, "json"), true)
 		for i := range qs {
+			// A signal stops the loop between questions (and the ranker,
+			// if it checks ctx, within one).
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			q := &qs[i]
-			ranked, err := evaluation.Rank(cmd.Context(), rk, q, evaluation.ByPosition, 0)
+			ranked, err := evaluation.Rank(ctx, rk, q, evaluation.ByPosition, 0)
 			if err != nil {
 				return fmt.Errorf("question %q: %w", q.ID, err)
 			}
-			out := rankedQuestion{ID: q.ID, Question: q.Text}
-			for k, s := range r.cut(ranked) {
-				c := q.Candidates[s.Index]
-				out.Ranking = append(out.Ranking, rankedCandidate{Rank: k + 1, Index: s.Index, ID: c.ID, Score: s.Score, Text: c.Text})
-			}
-			if err := enc.Encode(out); err != nil {
+			if err := out.write(q, r.cut(ranked)); err != nil {
 				return err
 			}
+			bar.step(i + 1)
 		}
-		return bw.Flush()
+		return out.flush()
 	})
 }
 
@@ -178,3 +203,74 @@ func (r *rankCmd) cut(ranked []rank.Scored) []rank.Scored {
 	}
 	return ranked
 }
+
+type rankedCandidate struct {
+	Rank  int      `json:"rank"`
+	Index int      `json:"index"`
+	ID    string   `json:"id"`
+	Score *float64 `json:"score"` // null for an empty candidate (-Inf)
+	Text  string   `json:"text"`
+}
+
+type rankedQuestion struct {
+	ID       string            `json:"id"`
+	Question string            `json:"question"`
+	Ranking  []rankedCandidate `json:"ranking"`
+}
+
+// rankWriter writes rankings, one question at a time, in a --format.
+type rankWriter struct {
+	bw     *bufio.Writer
+	format string
+	qid    bool // tsv: a question id column (--input)
+	tag    string
+	header bool
+}
+
+func (r *rankCmd) newWriter(w io.Writer, format string, qid bool) *rankWriter {
+	return &rankWriter{bw: bufio.NewWriter(w), format: format, qid: qid, tag: runTag(r.ranker.label())}
+}
+
+// tsvField keeps a field on its line and in its column.
+var tsvField = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+func (o *rankWriter) write(q *dataset.Question, ranked []rank.Scored) error {
+	switch o.format {
+	case "json":
+		out := rankedQuestion{ID: q.ID, Question: q.Text, Ranking: []rankedCandidate{}}
+		for k, s := range ranked {
+			c := q.Candidates[s.Index]
+			rc := rankedCandidate{Rank: k + 1, Index: s.Index, ID: c.ID, Text: c.Text}
+			if !math.IsInf(s.Score, 0) && !math.IsNaN(s.Score) {
+				rc.Score = &s.Score
+			}
+			out.Ranking = append(out.Ranking, rc)
+		}
+		enc := json.NewEncoder(o.bw)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	case "trec":
+		var run trec.Run
+		evaluation.AddRun(&run, q, ranked, o.tag)
+		if len(ranked) == 0 {
+			return nil
+		}
+		return trec.WriteRun(o.bw, run)
+	}
+	if !o.header {
+		if o.qid {
+			fmt.Fprint(o.bw, "qid\t")
+		}
+		fmt.Fprintln(o.bw, "rank\tscore\tsentence")
+		o.header = true
+	}
+	for k, s := range ranked {
+		if o.qid {
+			fmt.Fprintf(o.bw, "%s\t", tsvField.Replace(q.ID))
+		}
+		fmt.Fprintf(o.bw, "%d\t%.4f\t%s\n", k+1, s.Score, tsvField.Replace(q.Candidates[s.Index].Text))
+	}
+	return nil
+}
+
+func (o *rankWriter) flush() error { return o.bw.Flush() }

@@ -184,6 +184,7 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	if t.out == "" {
 		return fmt.Errorf("--out is required: the model file to write")
 	}
+	t.data.errOut = cmd.ErrOrStderr()
 	m, sum, err := t.fit(cmd)
 	if err != nil {
 		return err
@@ -427,6 +428,9 @@ func (t *trainCmd) loadData() (trainQs, devQs []dataset.Question, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Kept empty candidates have nothing to learn from: training leaves
+	// them out (dev evaluation ranks them last, as eval does).
+	trainQs = dataset.WithoutEmpty(trainQs)
 	switch {
 	case catalog.IsFile(t.data.name):
 		if t.devPath != "" {

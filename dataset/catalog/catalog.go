@@ -26,6 +26,11 @@ type Options struct {
 	KeepStoredOrder bool
 	// NormalizeNumbers maps numbers to "<num>" (TrecQA, see trecqa).
 	NormalizeNumbers bool
+	// Empty says what to do with empty or white-space candidates (""
+	// keeps them, see dataset.EmptyPolicy); Counts, if not nil, adds up
+	// what it met.
+	Empty  dataset.EmptyPolicy
+	Counts *dataset.EmptyCounts
 }
 
 // DataDir is where the benchmarks live when no path is given: $AS2_DATA, or
@@ -64,17 +69,30 @@ func Load(name, path, split string, opts Options) ([]dataset.Question, error) {
 		}
 		path = DefaultPath(name)
 	}
+	ro := dataset.ReadOptions{Empty: opts.Empty, Counts: opts.Counts}
+	var qs []dataset.Question
+	var err error
 	switch name {
 	case "wikiqa":
-		return wikiqa.Load(path, split)
+		qs, err = wikiqa.Load(path, split)
 	case "trecqa":
-		return trecqa.Load(path, split, trecqa.Options{Seed: opts.Seed, KeepStoredOrder: opts.KeepStoredOrder, NormalizeNumbers: opts.NormalizeNumbers})
+		qs, err = trecqa.Load(path, split, trecqa.Options{Seed: opts.Seed, KeepStoredOrder: opts.KeepStoredOrder, NormalizeNumbers: opts.NormalizeNumbers})
 	case "squad":
-		return squad.Load(path, split)
+		qs, err = squad.Load(path, split)
 	case "jsonl":
-		return dataset.ReadFile(path, dataset.ReadJSONL)
+		return dataset.ReadFile(path, ro.JSONL)
 	case "tsv":
-		return dataset.ReadFile(path, dataset.ReadTSV)
+		return dataset.ReadFile(path, ro.TSV)
+	default:
+		return nil, fmt.Errorf("unknown dataset %q (want one of %s)", name, strings.Join(Names, ", "))
 	}
-	return nil, fmt.Errorf("unknown dataset %q (want one of %s)", name, strings.Join(Names, ", "))
+	if err != nil {
+		return nil, err
+	}
+	// The benchmarks' readers have no empty candidates today (checked on
+	// every split); the policy holds for them all the same.
+	if qs, err = dataset.ApplyEmptyAll(qs, opts.Empty, opts.Counts); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", name, split, err)
+	}
+	return qs, nil
 }
