@@ -5,6 +5,7 @@
 package all
 
 import (
-	_ "github.com/as2/as2/model/compagg" // ca, compclip
-	_ "github.com/as2/as2/model/cosinet" // cosinet
+	_ "github.com/as2/as2/model/compagg"      // ca, compclip
+	_ "github.com/as2/as2/model/cosinet"      // cosinet
+	_ "github.com/as2/as2/model/crossencoder" // crossencoder
 )
