@@ -50,3 +50,20 @@ func TestParamsAdopt(t *testing.T) {
 		t.Error("a set adopted itself")
 	}
 }
+
+// A parameter of another set is a constant on a tape whose Grads are not
+// its set's: a frozen sub-network.
+func TestParamOfAnotherSet(t *testing.T) {
+	rng := nn.NewRNG(1)
+	frozen := nn.NewParams[float64]()
+	lin := nn.NewLinear(frozen, "lin", 3, 2, true, rng)
+	ps := nn.NewParams[float64]()
+	out := nn.NewLinear(ps, "out", 2, 1, true, rng)
+	g := ps.NewGrads()
+	tp := nn.NewTape(g, 0)
+	x := tp.Const(nn.FromSlice([]float64{1, 2, 3}, 1, 3))
+	tp.Backward(tp.Sum(out.Forward(tp, lin.Forward(tp, x))))
+	if g.Of(out.W).Data[0] == 0 {
+		t.Error("the model's own parameters got no gradient")
+	}
+}

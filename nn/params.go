@@ -86,6 +86,11 @@ func (ps *Params[T]) Adopt(prefix string, other *Params[T]) error {
 	return nil
 }
 
+// owns reports whether p is one of ps's parameters.
+func (ps *Params[T]) owns(p *Param[T]) bool {
+	return p.index < len(ps.list) && ps.list[p.index] == p
+}
+
 // All returns the parameters in creation order.
 func (ps *Params[T]) All() []*Param[T] { return ps.list }
 

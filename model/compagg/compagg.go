@@ -283,7 +283,10 @@ func (m *net[T]) sentence(s string) sentence {
 	}
 	words := make(map[string]bool, toks.Len())
 	for _, t := range toks.Text {
-		if !text.IsPunctuation(t) {
+		// Subword encoders' pieces mark word starts ("▁" in SentencePiece)
+		// or continuations ("##" in WordPiece): punctuation is still
+		// punctuation. Pieces match pieces, so the feature works on them.
+		if !text.IsPunctuation(strings.TrimPrefix(strings.TrimPrefix(t, "▁"), "##")) {
 			words[t] = true
 		}
 	}
