@@ -55,10 +55,12 @@ func init() {
 		Help: `sentence-cosine scores a candidate by the cosine of its USE-Lite sentence
 vector with the question's, untrained (the ENDX paper's USE-QA baseline, with
 USE-Lite). Write it with as2 import use-lite --out use.as2 rather than train it.`,
-		Recipe:   func() Hyper { return Hyper{} },
-		Paper:    func() Hyper { return Hyper{} },
-		Flags:    func(model.FlagSet, *Hyper) {},
-		Training: func(_ bool, obj model.Objective) model.Training { return model.Training{Objective: obj, Epochs: 1, LR: 1e-3, Batch: 8} },
+		Recipe: func() Hyper { return Hyper{} },
+		Paper:  func() Hyper { return Hyper{} },
+		Flags:  func(model.FlagSet, *Hyper) {},
+		Training: func(_ bool, obj model.Objective) model.Training {
+			return model.Training{Objective: obj, Epochs: 1, LR: 1e-3, Batch: 8}
+		},
 		New: func(h Hyper, enc encoder.Encoder[float32], _ uint64) (model.Neural, error) {
 			return New(h, enc)
 		},
