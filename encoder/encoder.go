@@ -95,3 +95,28 @@ func Decode(spec Spec, tensors []safetensors.Tensor) (Encoder[float32], error) {
 	}
 	return enc, nil
 }
+
+// Sequence is one model input made of one or two sentences joined the
+// encoder's way (separators, truncation): ids and, for encoders that have
+// them, token types (nil: none).
+type Sequence struct {
+	IDs, Types []int
+}
+
+// Len is the number of positions.
+func (s Sequence) Len() int { return len(s.IDs) }
+
+// PairEncoder is a transformer encoder that reads two sentences as one
+// sequence, as cross-encoders need (Nogueira & Cho 2019). Float32 only:
+// the pre-trained transformers are float32 models.
+type PairEncoder interface {
+	Encoder[float32]
+	// MaxLen is the longest sequence the encoder reads.
+	MaxLen() int
+	// Pair joins a and b into one sequence of at most MaxLen positions.
+	Pair(a, b Tokens) Sequence
+	// EncodeBatch returns the states [B·T, Dim] of sequences padded to the
+	// longest, T, sequence b's in rows [b·T, b·T+len_b), and T. Padded
+	// keys get no attention, so the real rows do not depend on the batch.
+	EncodeBatch(tp *nn.Tape[float32], seqs []Sequence) (*nn.Var[float32], int)
+}

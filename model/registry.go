@@ -42,6 +42,9 @@ type Arch[H any] struct {
 	New func(h H, enc encoder.Encoder[float32], seed uint64) (Neural, error)
 	// Describe names what sets a model apart, e.g. its RNN.
 	Describe func(h H) string
+	// Encoder is the encoder as2 train builds when --encoder is left out:
+	// "" for static word vectors, or e.g. "use-lite".
+	Encoder string
 }
 
 // DescribeRNN is Arch.Describe's text for an architecture that may end in
@@ -69,6 +72,8 @@ type Architecture interface {
 	Training(paper bool, obj Objective) Training
 	// Describe names what sets m, a model of this architecture, apart.
 	Describe(m Model) string
+	// DefaultEncoder is Arch.Encoder: "" for static word vectors.
+	DefaultEncoder() string
 	decode(cfg Config, tensors []safetensors.Tensor) (Model, error)
 }
 
@@ -124,6 +129,8 @@ type arch[H any] struct{ Arch[H] }
 func (a arch[H]) Name() string    { return a.Arch.Name }
 func (a arch[H]) Summary() string { return a.Arch.Summary }
 func (a arch[H]) Help() string    { return a.Arch.Help }
+
+func (a arch[H]) DefaultEncoder() string { return a.Arch.Encoder }
 
 func (a arch[H]) DeclareFlags(fs FlagSet) {
 	h := a.Recipe()

@@ -61,6 +61,36 @@ func (ps *Params[T]) New(name string, shape ...int) *Param[T] {
 	return p
 }
 
+// Adopt moves every parameter of other into ps, renamed prefix+name, so
+// that a model trains (and saves) a sub-network built with its own Params,
+// such as a pre-trained encoder it fine-tunes. The *Param values stay the
+// same, so the sub-network's layers keep working and their gradients now
+// accumulate into ps's Grads; other is left empty (it owns nothing any
+// more). A name clash is an error and leaves both sets unchanged.
+func (ps *Params[T]) Adopt(prefix string, other *Params[T]) error {
+	if other == ps {
+		return fmt.Errorf("nn: Adopt: a parameter set cannot adopt itself")
+	}
+	for _, p := range other.list {
+		if _, dup := ps.byName[prefix+p.Name]; dup {
+			return fmt.Errorf("nn: Adopt: parameter %s already exists", prefix+p.Name)
+		}
+	}
+	for _, p := range other.list {
+		p.Name = prefix + p.Name
+		p.index = len(ps.list)
+		ps.list = append(ps.list, p)
+		ps.byName[p.Name] = p
+	}
+	other.list, other.byName = nil, map[string]*Param[T]{}
+	return nil
+}
+
+// owns reports whether p is one of ps's parameters.
+func (ps *Params[T]) owns(p *Param[T]) bool {
+	return p.index < len(ps.list) && ps.list[p.index] == p
+}
+
 // All returns the parameters in creation order.
 func (ps *Params[T]) All() []*Param[T] { return ps.list }
 

@@ -109,11 +109,13 @@ func (tp *Tape[T]) Leaf(t *Tensor[T]) *Var[T] {
 }
 
 // Param makes a parameter available to the computation. Its gradient is
-// accumulated into the tape's Grads; without Grads, or in evaluation mode,
+// accumulated into the tape's Grads; without Grads, in evaluation mode, or
+// when p belongs to another parameter set than the Grads' (a frozen
+// sub-network, such as a pre-trained encoder a model does not fine-tune),
 // the parameter behaves as a constant.
 func (tp *Tape[T]) Param(p *Param[T]) *Var[T] {
 	v := &Var[T]{Value: p.Value}
-	if tp.grads != nil && tp.train {
+	if tp.grads != nil && tp.train && tp.grads.ps.owns(p) {
 		v.Grad = tp.grads.Of(p)
 	}
 	return v

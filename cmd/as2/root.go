@@ -60,6 +60,6 @@ is not given.`,
 		}
 		return nil
 	}
-	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd())
+	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd())
 	return root
 }

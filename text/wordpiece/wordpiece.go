@@ -137,6 +137,21 @@ func (t *Tokenizer) MaskID() int    { return t.mask }
 // Lowercase reports whether the tokenizer lowercases its input.
 func (t *Tokenizer) Lowercase() bool { return t.lower }
 
+// Config returns the settings the tokenizer was built with, so that New
+// over the same tokens rebuilds it (model files keep both).
+func (t *Tokenizer) Config() Config {
+	return Config{Lowercase: t.lower, StripAccents: t.strip, ChineseChars: t.chinese, CleanText: t.clean, Unknown: t.unk, Prefix: t.prefix, MaxWordChars: t.maxChars}
+}
+
+// TokenIDs returns the tokens of s and their ids, in one pass.
+func (t *Tokenizer) TokenIDs(s string) (tokens []string, ids []int) {
+	t.each(s, func(tok string, id int) {
+		tokens = append(tokens, tok)
+		ids = append(ids, id)
+	})
+	return tokens, ids
+}
+
 // Tokenize returns the WordPiece tokens of s, without [CLS]/[SEP].
 func (t *Tokenizer) Tokenize(s string) []string {
 	var out []string

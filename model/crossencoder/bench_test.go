@@ -1,0 +1,57 @@
+package crossencoder
+
+import (
+	"testing"
+
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/text/wordpiece"
+)
+
+// BenchmarkScore6x384 is the speed benchmark of the transformer issue: a
+// cross-encoder of MiniLM-L6's shape (6 layers, width 384, 12 heads, FFN
+// 1536) with random weights scoring 100 candidates of 128 tokens, the
+// shapes scripts/bench-pytorch-crossencoder.py runs on PyTorch. It reports
+// pairs/s.
+//
+//	go test -run '^$' -bench Score6x384 -benchtime 3x ./model/crossencoder/
+func BenchmarkScore6x384(b *testing.B) {
+	const n, length = 100, 128
+	m, err := bert.New(bert.Config{VocabSize: 30522, HiddenSize: 384, NumHiddenLayers: 6, NumAttentionHeads: 12,
+		IntermediateSize: 1536, HiddenAct: nn.ActGELU, MaxPositionEmbeddings: 512, TypeVocabSize: 2}, nn.NewRNG(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok, err := wordpiece.New([]string{"[PAD]", "[UNK]", "[CLS]", "[SEP]"}, wordpiece.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc, err := bert.NewEncoder(m, tok)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, err := New(Recipe(), enc, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := nn.NewRNG(2)
+	seqs := make([]encoder.Sequence, n)
+	for i := range seqs {
+		s := encoder.Sequence{IDs: make([]int, length), Types: make([]int, length)}
+		for j := range s.IDs {
+			s.IDs[j] = rng.IntN(30522)
+			if j >= length/4 {
+				s.Types[j] = 1
+			}
+		}
+		seqs[i] = s
+	}
+	bs := buckets(seqs, x.hyper.BatchTokens)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x.infer(seqs, bs)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "pairs/s")
+	b.ReportMetric(0, "ns/op")
+}

@@ -1,0 +1,332 @@
+// Package crossencoder is the cross-encoder ranker (Nogueira & Cho 2019,
+// "Passage Re-ranking with BERT"): a transformer reads the question and a
+// candidate as one sequence, [question; candidate], and a linear layer
+// scores the pooled states. Every layer attends across the pair, which is
+// what makes it more accurate than comparing two separately encoded
+// sentences, and slower: each candidate is a forward pass of its own.
+//
+// The transformer is an encoder.PairEncoder: USE-Lite (its two layers over
+// the question's pieces, the separator "</s>", and the candidate's; no
+// token types; mean pooling), or a BERT-family Hugging Face checkpoint
+// ([CLS] q [SEP] a [SEP] with token types; the [CLS] state, or BERT's
+// pooler when the checkpoint has one). An imported
+// BertForSequenceClassification (e.g. an MS MARCO MiniLM reranker) keeps
+// its pooler and classifier: its score is the logit of "relevant" (one
+// label) or logit₁ − logit₀ (two labels), which orders candidates as its
+// softmax does.
+//
+// The encoder's weights are the model's parameters (adopted under
+// "encoder.", see nn.Params.Adopt): training fine-tunes them under any
+// objective, and model files keep them. At inference a question's
+// candidates are grouped by length into padded batches with key-padding
+// masks, on inference tapes spread over the cores.
+package crossencoder
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+)
+
+// Name is the architecture's name.
+const Name = "crossencoder"
+
+// encoderPrefix names the adopted encoder weights; it is the prefix under
+// which the encoders' decoders (uselite, bert) find them in model files.
+const encoderPrefix = "encoder."
+
+// Pooling modes.
+const (
+	PoolMean   = "mean"   // mean of the real positions' states
+	PoolCLS    = "cls"    // the first position's state ([CLS])
+	PoolPooler = "pooler" // BERT's pooler: tanh(W·h_[CLS] + b)
+)
+
+// Hyper are the cross-encoder's hyperparameters.
+type Hyper struct {
+	Encoder string  `json:"encoder"` // the encoder kind, e.g. use-lite or bert
+	Pool    string  `json:"pool"`    // mean, cls or pooler; "" chooses by encoder
+	Dropout float64 `json:"dropout"` // on the pooled vector, in training
+	// BatchTokens bounds a padded batch's positions (batch × longest).
+	BatchTokens int `json:"batch_tokens"`
+}
+
+// Recipe is as2's default.
+func Recipe() Hyper { return Hyper{Dropout: 0.1, BatchTokens: 4096} }
+
+// Model is a trained or trainable cross-encoder.
+type Model struct {
+	*net
+	*model.Network[*input]
+	model.TrainingRecord
+}
+
+type net struct {
+	hyper  Hyper
+	enc    encoder.PairEncoder
+	ps     *nn.Params[float32]
+	pooler *nn.Linear[float32] // PoolPooler only
+	score  *nn.Linear[float32]
+	tapes  sync.Pool
+}
+
+// New builds a cross-encoder over enc, whose weights it adopts (enc must
+// not serve another model). The score layer starts from seed, or from the
+// checkpoint's classifier when enc is a BERT sequence classifier.
+func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
+	pe, ok := enc.(encoder.PairEncoder)
+	if !ok || enc == nil {
+		kind := "no"
+		if enc != nil {
+			kind = "a " + enc.Spec().Kind
+		}
+		return nil, fmt.Errorf("%s needs a transformer encoder (--encoder use-lite or hf:DIR), not %s encoder", Name, kind)
+	}
+	kind := enc.Spec().Kind
+	if h.Encoder == "" {
+		h.Encoder = kind
+	}
+	if h.Encoder != kind {
+		return nil, fmt.Errorf("hyperparameters name encoder %q, the model has a %s encoder", h.Encoder, kind)
+	}
+	if h.BatchTokens <= 0 {
+		h.BatchTokens = Recipe().BatchTokens
+	}
+	if !(h.Dropout >= 0 && h.Dropout < 1) {
+		return nil, fmt.Errorf("dropout %v outside [0, 1)", h.Dropout)
+	}
+	var head *bert.Head
+	if be, ok := enc.(*bert.Encoder); ok {
+		head = be.Head()
+	}
+	if h.Pool == "" {
+		switch {
+		case head != nil && head.PoolerW != nil:
+			h.Pool = PoolPooler
+		case kind == bert.Kind:
+			h.Pool = PoolCLS
+		default:
+			h.Pool = PoolMean
+		}
+	}
+	d := enc.Dim()
+	n := &net{hyper: h, enc: pe, ps: nn.NewParams[float32]()}
+	rng := nn.NewRNG(seed)
+	switch h.Pool {
+	case PoolMean, PoolCLS:
+	case PoolPooler:
+		n.pooler = nn.NewLinear(n.ps, "head.pooler", d, d, true, rng)
+		if head != nil && head.PoolerW != nil {
+			copy(n.pooler.W.Value.Data, head.PoolerW.Data)
+			copy(n.pooler.B.Value.Data, head.PoolerB.Data)
+		}
+	default:
+		return nil, fmt.Errorf("pooling %q: want mean, cls or pooler", h.Pool)
+	}
+	n.score = nn.NewLinear(n.ps, "head.score", d, 1, true, rng)
+	if head != nil && head.ClassifierW != nil && h.Pool == PoolPooler {
+		if err := n.fromClassifier(head); err != nil {
+			return nil, err
+		}
+	}
+	if err := n.ps.Adopt(encoderPrefix, enc.Params()); err != nil {
+		return nil, err
+	}
+	return &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}, nil
+}
+
+// fromClassifier sets the score layer from a classifier [d, labels]: the
+// logit of one label, or the difference of two labels' logits.
+func (n *net) fromClassifier(head *bert.Head) error {
+	w, b := head.ClassifierW, head.ClassifierB
+	d, labels := w.Shape[0], w.Shape[1]
+	if labels > 2 {
+		return fmt.Errorf("a classifier of %d labels cannot score relevance (want 1 or 2)", labels)
+	}
+	for i := 0; i < d; i++ {
+		v := w.Data[i*labels+labels-1]
+		if labels == 2 {
+			v -= w.Data[i*labels]
+		}
+		n.score.W.Value.Data[i] = v
+	}
+	n.score.B.Value.Data[0] = b.Data[labels-1]
+	if labels == 2 {
+		n.score.B.Value.Data[0] -= b.Data[0]
+	}
+	return nil
+}
+
+// Hyper returns the hyperparameters.
+func (n *net) Hyper() Hyper { return n.hyper }
+
+// Encoder returns the pair encoder.
+func (n *net) Encoder() encoder.PairEncoder { return n.enc }
+
+// Params implements model.Trainable: the encoder's weights and the head.
+func (n *net) Params() *nn.Params[float32] { return n.ps }
+
+// ParamsChanged implements model.Trainable; the model keeps no caches.
+func (n *net) ParamsChanged() {}
+
+// input is a question prepared for the model: one sequence per candidate.
+type input struct {
+	q    *dataset.Question
+	seqs []encoder.Sequence
+}
+
+// Question implements model.Input.
+func (in *input) Question() *dataset.Question { return in.q }
+
+// prepare tokenises the question once and pairs it with each candidate.
+func (n *net) prepare(q *dataset.Question) *input {
+	qt := n.enc.Tokenize(q.Text)
+	in := &input{q: q, seqs: make([]encoder.Sequence, len(q.Candidates))}
+	nn.Parallel(len(in.seqs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			in.seqs[i] = n.enc.Pair(qt, n.enc.Tokenize(q.Candidates[i].Text))
+		}
+	})
+	return in
+}
+
+// buckets groups sequence indices by length: sorted by length, a bucket
+// takes the next sequence while its padded size stays within maxTok
+// positions and the length within 1.25× + 8 of its shortest, so that short
+// candidates do not pay for long ones.
+func buckets(seqs []encoder.Sequence, maxTok int) [][]int {
+	order := make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]].Len() < seqs[order[b]].Len() })
+	var out [][]int
+	for lo := 0; lo < len(order); {
+		first := max(seqs[order[lo]].Len(), 1)
+		hi := lo + 1
+		for hi < len(order) {
+			l := seqs[order[hi]].Len()
+			if (hi-lo+1)*l > maxTok || float64(l) > 1.25*float64(first)+8 {
+				break
+			}
+			hi++
+		}
+		out = append(out, order[lo:hi])
+		lo = hi
+	}
+	return out
+}
+
+// scoreBatch scores the sequences idx of seqs on tp: [len(idx), 1].
+func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []int) *nn.Var[float32] {
+	batch := make([]encoder.Sequence, len(idx))
+	for j, i := range idx {
+		batch[j] = seqs[i]
+	}
+	x, t := n.enc.EncodeBatch(tp, batch)
+	pooled := make([]*nn.Var[float32], len(batch))
+	for j, s := range batch {
+		l := max(min(s.Len(), t), 1)
+		switch n.hyper.Pool {
+		case PoolMean:
+			pooled[j] = tp.MeanPool(tp.Rows(x, j*t, j*t+l))
+		default:
+			pooled[j] = tp.Row(x, j*t)
+		}
+	}
+	v := tp.Stack(pooled...)
+	if n.pooler != nil {
+		v = tp.Tanh(n.pooler.Forward(tp, v))
+	}
+	if n.hyper.Dropout > 0 {
+		v = tp.Dropout(v, n.hyper.Dropout)
+	}
+	return n.score.Forward(tp, v)
+}
+
+// forward computes the candidates' scores [n]. In training the batches
+// run on tp and their scores are put back in candidate order by a lookup
+// (which carries the gradient); in inference they run on pooled tapes
+// spread over the cores, and only the scores are kept.
+func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float32] {
+	seqs := in.seqs
+	bs := buckets(seqs, n.hyper.BatchTokens)
+	if infer {
+		return tp.Const(nn.FromSlice(n.infer(seqs, bs), len(seqs)))
+	}
+	parts := make([]*nn.Var[float32], len(bs))
+	pos := make([]int, len(seqs)) // candidate i's row in the concatenation
+	row := 0
+	for k, idx := range bs {
+		parts[k] = n.scoreBatch(tp, seqs, idx)
+		for _, i := range idx {
+			pos[i] = row
+			row++
+		}
+	}
+	all := tp.Stack(parts...)
+	return tp.Reshape(tp.Embedding(all, pos), len(seqs))
+}
+
+// infer scores the buckets on up to GOMAXPROCS goroutines, each with its
+// own inference tape; a panic is raised again in the caller.
+func (n *net) infer(seqs []encoder.Sequence, bs [][]int) []float32 {
+	out := make([]float32, len(seqs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failure any
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(bs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					failure = r
+					mu.Unlock()
+				}
+			}()
+			tp, _ := n.tapes.Get().(*nn.Tape[float32])
+			if tp == nil {
+				tp = nn.NewTape[float32](nil, 0)
+				tp.SetTrain(false)
+			}
+			defer n.tapes.Put(tp)
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(bs) {
+					return
+				}
+				tp.Reset()
+				s := n.scoreBatch(tp, seqs, bs[k])
+				for j, i := range bs[k] {
+					out[i] = s.Value.Data[j]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+	return out
+}
+
+// Config implements model.Model.
+func (m *Model) Config() model.Config {
+	return model.NeuralConfig(Name, m.hyper, m.enc, m.ps, m.TrainingRecord)
+}
+
+// Tensors implements model.Model: the parameters (the encoder's among
+// them), then whatever the encoder keeps besides.
+func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.enc) }

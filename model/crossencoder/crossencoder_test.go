@@ -1,0 +1,256 @@
+package crossencoder
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/encoder/uselite"
+	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/text/sentencepiece"
+)
+
+// tinyUSELite is a random two-layer USE-Lite of a few pieces.
+func tinyUSELite(t testing.TB, seed uint64) *uselite.Encoder {
+	t.Helper()
+	cfg := uselite.Config{Vocab: 40, EmbedDim: 8, Hidden: 12, FFN: 16, Heads: [2]int{2, 3}, MaxLen: 24, LNEps: 1e-6,
+		QScale: [2]float64{0.5, 0.5}, InvTimescales: []float32{1, 0.1, 0.01, 0.001}}
+	m, err := uselite.New(cfg, nn.NewRNG(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []sentencepiece.Piece
+	for i, p := range strings.Fields("\ufffd <s> </s> x1 x2 x3 ▁who ▁wrote ▁hamlet ▁is ▁a ▁tragedy ▁shakespeare ▁it ▁in ▁denmark ▁ ? . 1 6 0 a e i o u s t r n h w d") {
+		pieces = append(pieces, sentencepiece.Piece{Text: p, Score: -float64(i) / 10})
+	}
+	tok, err := sentencepiece.New(pieces, sentencepiece.Options{Algorithm: sentencepiece.USELiteJS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := uselite.NewEncoder(m, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// tinyBERTDir is the tiny BERT sequence classifier of encoder/bert's
+// tests with a vocab.txt of its 100 ids.
+func tinyBERTDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"config.json", "model.safetensors"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "encoder", "bert", "testdata", "tiny-bert-cls", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vocab := []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+	vocab = append(vocab, strings.Fields("who wrote hamlet ? is a tragedy . shakespeare it in denmark 1600 ##s ##ed")...)
+	for _, c := range "abcdefghijklmnopqrstuvwxyz0123456789" {
+		vocab = append(vocab, string(c), "##"+string(c))
+	}
+	for len(vocab) < 100 {
+		vocab = append(vocab, "[unused"+strings.Repeat("x", len(vocab))+"]")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vocab.txt"), []byte(strings.Join(vocab, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func mustNew(t testing.TB, h Hyper, enc encoder.Encoder[float32]) *Model {
+	t.Helper()
+	m, err := New(h, enc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func scores(t testing.TB, m model.Model, q *dataset.Question) []float64 {
+	t.Helper()
+	s, err := m.Score(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func near(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d scores, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > tol {
+			t.Fatalf("%s: score %d is %v, want %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// An imported BERT sequence classifier scores a pair as its own
+// Classify's logit₁ − logit₀; the batched, bucketed inference gives the
+// training pass's scores; and the model file restores both models.
+func TestScoresAndRoundTrip(t *testing.T) {
+	dir := tinyBERTDir(t)
+	benc, err := bert.LoadEncoder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := bert.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := mustNew(t, Recipe(), benc)
+	if bm.Hyper().Pool != PoolPooler {
+		t.Errorf("pool %q for a classifier checkpoint", bm.Hyper().Pool)
+	}
+	q := tinydata.LongQuestion(21)
+	got := scores(t, bm, q)
+	in := bm.prepare(q)
+	var ids, types [][]int
+	for _, s := range in.seqs {
+		ids, types = append(ids, s.IDs), append(types, s.Types)
+	}
+	logits, err := full.Classify(ids, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, len(logits))
+	for i, l := range logits {
+		want[i] = float64(l[1] - l[0])
+	}
+	near(t, "imported classifier", got, want, 1e-5)
+
+	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), tinyUSELite(t, 1))} {
+		t.Run(name, func(t *testing.T) {
+			m.hyper.BatchTokens = 40 // several buckets
+			inf := scores(t, m, q)
+			tp := nn.NewTape[float32](m.Params().NewGrads(), 0)
+			tp.SetTrain(false)
+			tr := m.forward(tp, m.prepare(q), false)
+			trs := make([]float64, len(inf))
+			for i, v := range tr.Value.Data {
+				trs[i] = float64(v)
+			}
+			near(t, "training pass", trs, inf, 1e-5)
+
+			var buf bytes.Buffer
+			if err := model.Write(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			back, err := model.Read(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, "read back", scores(t, back, q), scores(t, m, q), 1e-6)
+			if back.Config().Params != m.Params().Count() || back.Config().Architecture != Name {
+				t.Errorf("config %+v", back.Config())
+			}
+		})
+	}
+}
+
+// The model needs a transformer encoder, and corrupt files are errors.
+func TestErrors(t *testing.T) {
+	if _, err := New(Recipe(), tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "transformer encoder") {
+		t.Errorf("static encoder: %v", err)
+	}
+	h := Recipe()
+	h.Pool = "max"
+	if _, err := New(h, tinyUSELite(t, 1), 1); err == nil {
+		t.Error("pool max accepted")
+	}
+	m := mustNew(t, Recipe(), tinyUSELite(t, 1))
+	ts := m.Tensors()
+	for i := range ts {
+		if ts[i].Name == "head.score.weight" {
+			ts[i].Shape = []int{1, 12}
+		}
+	}
+	var buf bytes.Buffer
+	bad := badModel{m, ts}
+	if err := model.Write(&buf, bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Read(&buf); err == nil || !strings.Contains(err.Error(), "shape") {
+		t.Errorf("mismatched shape: %v", err)
+	}
+}
+
+// badModel is a model whose file holds other tensors.
+type badModel struct {
+	*Model
+	ts []safetensors.Tensor
+}
+
+func (b badModel) Tensors() []safetensors.Tensor { return b.ts }
+
+// TestGradients checks the gradients of the real code (USE-Lite pair
+// encoding, padding, bucketing, pooling, scoring, listwise loss) against
+// central finite differences. USE-Lite and BERT are float32 models, so the
+// check is in float32: a step of 2e-3 and a tolerance relative to the
+// largest gradient of each parameter, on a random sample of entries.
+func TestGradients(t *testing.T) {
+	for _, pool := range []string{PoolMean, PoolCLS} {
+		t.Run(pool, func(t *testing.T) {
+			h := Recipe()
+			h.Pool, h.Dropout, h.BatchTokens = pool, 0, 30
+			m := mustNew(t, h, tinyUSELite(t, 2))
+			q := tinydata.Question()
+			in := m.prepare(q)
+			loss := func(g *nn.Grads[float32]) float64 {
+				tp := nn.NewTape(g, 0)
+				l := tp.KLDiv(m.forward(tp, in, false), []float32{0, 1, 0, 0})
+				if g != nil {
+					tp.Backward(l)
+				}
+				return l.Scalar()
+			}
+			g := m.Params().NewGrads()
+			loss(g)
+			rng := rand.New(rand.NewPCG(1, 2))
+			checked := 0
+			for _, p := range m.Params().All() {
+				grad := g.Of(p).Data
+				scale := 1e-3
+				for _, v := range grad {
+					scale = max(scale, math.Abs(float64(v)))
+				}
+				for k := 0; k < 4; k++ {
+					i := rng.IntN(len(p.Value.Data))
+					old := p.Value.Data[i]
+					const eps = 2e-3
+					p.Value.Data[i] = old + eps
+					up := loss(nil)
+					p.Value.Data[i] = old - eps
+					down := loss(nil)
+					p.Value.Data[i] = old
+					fd := (up - down) / (2 * eps)
+					if d := math.Abs(fd - float64(grad[i])); d > 2e-2*scale+1e-4 {
+						t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g", p.Name, i, grad[i], fd)
+					}
+					checked++
+				}
+			}
+			if checked < 40 {
+				t.Errorf("only %d entries checked", checked)
+			}
+		})
+	}
+}
