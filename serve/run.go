@@ -50,10 +50,10 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, o RunOptions) error {
 		return err
 	case <-ctx.Done():
 	}
+	// From now on /readyz fails and every response says Connection:
+	// close (see ServeHTTP). (http.Server.SetKeepAlivesEnabled would also
+	// close idle connections at once, under clients about to reuse them.)
 	s.Closing()
-	// Connection: close on every response from now on, so that no client
-	// is caught sending on a keep-alive connection as it closes.
-	hs.SetKeepAlivesEnabled(false)
 	logf("as2: shutting down: /readyz fails, serving for %v more (--drain)", o.Drain)
 	select {
 	case <-time.After(o.Drain):

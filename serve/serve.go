@@ -201,7 +201,15 @@ func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// While the server drains, every response asks the client to close its
+// connection, so that no client is caught sending on a keep-alive
+// connection as the server closes it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Calibrate attaches an answer-triggering calibration to a ranker: from
 // then on /v1/select says whether the document answers the question at all.
