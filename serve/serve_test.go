@@ -8,10 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/rank"
@@ -255,6 +257,11 @@ func FuzzRequests(f *testing.F) {
 	f.Add(`{"question": "q", "document": "A. B."}`)
 	f.Add(`{"question": "q", "sentences": ["a", 3]}`)
 	f.Add(`{"query": "q", "documents": ["a"], "top_n": -5, "return_documents": true}`)
+	f.Add(`{"Query": "q", "DOCUMENTS": ["a"]}`)
+	f.Add("{\"question\": \"q\xff\", \"document\": \"A.\"}")
+	f.Add(`{"query": "q\udc00", "documents": ["\u00e9t\u00e9"], "model": "a-wo"}`)
+	f.Add(`[1, 2]`)
+	f.Add(`null`)
 	limits := DefaultLimits()
 	limits.MaxDocuments, limits.MaxTextBytes = 20, 500
 	s := testServer(f, limits)
@@ -266,9 +273,27 @@ func FuzzRequests(f *testing.F) {
 			if rec.code >= 500 {
 				t.Fatalf("POST %s %q: status %d: %s", path, body, rec.code, rec.body.String())
 			}
-			var v any
+			var v map[string]any
 			if err := json.Unmarshal(rec.body.Bytes(), &v); err != nil {
 				t.Fatalf("POST %s %q: body is not JSON: %q", path, body, rec.body.String())
+			}
+			if rec.code == 200 {
+				// Accepted: every key matched a field exactly, and the
+				// body was UTF-8.
+				var keys map[string]json.RawMessage
+				if json.Unmarshal([]byte(body), &keys) != nil || !utf8.ValidString(body) {
+					t.Fatalf("POST %s %q: accepted", path, body)
+				}
+				for k := range keys {
+					if !slices.Contains([]string{"model", "query", "documents", "top_n", "return_documents", "question", "document", "sentences"}, k) {
+						t.Fatalf("POST %s %q: accepted the key %q", path, body, k)
+					}
+				}
+				continue
+			}
+			msg, code := errorOf(v)
+			if msg == "" || code == "" || strings.Contains(msg, "serve.") {
+				t.Fatalf("POST %s %q: error body %q", path, body, rec.body.String())
 			}
 		}
 	})
