@@ -2,29 +2,53 @@ package model
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/google/renameio/v2"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/version"
 )
 
 // FormatVersion is the model-file format this build writes and the newest
 // it reads. Bump it when a change makes old readers misread new files.
-// Format 2 records the encoder generally (Config.Encoder); format 1 files,
-// whose static vectors were described by top-level fields, are converted
-// on reading.
-const FormatVersion = 2
+// Format 3 adds the integrity entry (IntegrityKey): SHA-256 digests of the
+// configuration and of every tensor, which the reader verifies, so that a
+// flipped bit anywhere in the file is refused. Format 2 records the encoder
+// generally (Config.Encoder); format 1 files, whose static vectors were
+// described by top-level fields, are converted on reading. Files of
+// formats 1 and 2 still load, without the digest check (they have none).
+const FormatVersion = 3
 
 // MetadataKey is the safetensors metadata key holding the JSON Config.
 const MetadataKey = "as2"
+
+// IntegrityKey is the safetensors metadata key holding the JSON
+// Integrity (format 3 on). It lives beside the configuration rather than
+// in it, so that its digest covers the configuration byte for byte.
+const IntegrityKey = "as2_integrity"
+
+// Integrity holds the digests by which a reader detects a corrupt file.
+type Integrity struct {
+	// Config is the SHA-256 of the configuration's JSON (MetadataKey), in
+	// hex: it covers the format, the hyperparameters, the encoder and the
+	// training record.
+	Config string `json:"config_sha256"`
+	// Tensors maps each tensor's name to the SHA-256 of its name, shape and
+	// float32 values (little-endian), in hex.
+	Tensors map[string]string `json:"tensors_sha256"`
+}
 
 // Config describes a model file.
 type Config struct {
@@ -64,7 +88,63 @@ func Write(w io.Writer, m Model) error {
 	if err != nil {
 		return err
 	}
-	return safetensors.Write(w, m.Tensors(), map[string]string{MetadataKey: string(js)})
+	tensors := m.Tensors()
+	sum := sha256.Sum256(js)
+	in := Integrity{Config: hex.EncodeToString(sum[:]), Tensors: make(map[string]string, len(tensors))}
+	for _, t := range tensors {
+		in.Tensors[t.Name] = tensorDigest(t)
+	}
+	ijs, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return safetensors.Write(w, tensors, map[string]string{MetadataKey: string(js), IntegrityKey: string(ijs)})
+}
+
+// tensorDigest is the SHA-256 of t's name, shape and values, in hex.
+func tensorDigest(t safetensors.Tensor) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %v\n", t.Name, t.Shape)
+	buf := make([]byte, 0, 4096)
+	for i, v := range t.Data {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+		if len(buf) == cap(buf) || i == len(t.Data)-1 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// verify checks a file's digests (the JSON ijs, IntegrityKey) against its
+// configuration js and its tensors. Read calls it after the model decoded,
+// so that a file with a plainer fault gets the plainer error.
+func verify(ijs, js string, tensors []safetensors.Tensor) error {
+	// encoding/json matches keys regardless of case: check them exactly,
+	// so that no flipped bit goes unnoticed.
+	var keys map[string]json.RawMessage
+	var in Integrity
+	if json.Unmarshal([]byte(ijs), &keys) != nil || len(keys) != 2 || keys["config_sha256"] == nil || keys["tensors_sha256"] == nil ||
+		json.Unmarshal([]byte(ijs), &in) != nil {
+		return errors.New("integrity digests unreadable: the file is corrupt")
+	}
+	sum := sha256.Sum256([]byte(js))
+	if hex.EncodeToString(sum[:]) != in.Config {
+		return errors.New("configuration fails its SHA-256 check: the file is corrupt")
+	}
+	if len(in.Tensors) != len(tensors) {
+		return fmt.Errorf("%d tensor digests for %d tensors: the file is corrupt", len(in.Tensors), len(tensors))
+	}
+	for _, t := range tensors {
+		want, ok := in.Tensors[t.Name]
+		if !ok {
+			return fmt.Errorf("weights: tensor %q has no digest: the file is corrupt", t.Name)
+		}
+		if tensorDigest(t) != want {
+			return fmt.Errorf("weights: tensor %q fails its SHA-256 check: the file is corrupt", t.Name)
+		}
+	}
+	return nil
 }
 
 // Read reads a model from r.
@@ -88,6 +168,22 @@ func Read(r io.Reader) (Model, error) {
 	m, err := a.decode(cfg, tensors)
 	if err != nil {
 		return nil, fmt.Errorf("%s model: %w", cfg.Architecture, err)
+	}
+	// A file with digests is checked whatever its format says: a flipped
+	// bit could turn format 3 into 2.
+	ijs, signed := meta[IntegrityKey]
+	if cfg.Format >= 3 && !signed {
+		return nil, fmt.Errorf("%s model: format %d file without integrity digests: the file is corrupt", cfg.Architecture, cfg.Format)
+	}
+	if signed {
+		if err := verify(ijs, js, tensors); err != nil {
+			return nil, fmt.Errorf("%s model: %w", cfg.Architecture, err)
+		}
+	}
+	// Every format records the parameter count; a file whose count
+	// disagrees with the parameters it loads is not what it says.
+	if t, ok := m.(interface{ Params() *nn.Params[float32] }); ok && t.Params().Count() != cfg.Params {
+		return nil, fmt.Errorf("%s model: the configuration says %d parameters, the file has %d: the file is corrupt", cfg.Architecture, cfg.Params, t.Params().Count())
 	}
 	return m, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/text"
 )
 
 // Input is a question prepared for one model, tokenised once: training
@@ -68,7 +69,46 @@ type Network[In Input] struct {
 	prepare func(q *dataset.Question) In
 	forward func(tp *nn.Tape[float32], in In, infer bool) *nn.Var[float32]
 	tapes   nn.TapePool[float32]
+	// independent is set by architectures whose candidates are scored
+	// independently of each other (no RNN over them, no features over the
+	// pool): Score then scores a large question in chunks.
+	independent bool
 }
+
+// Memory bounds of Score. A question's memory grows with its candidates'
+// tokens (a compare-aggregate model holds every candidate word's states at
+// once), so:
+//   - a model whose candidates are independent scores at most
+//     ChunkCandidates candidates or ChunkBytes bytes of candidate text at a
+//     time, which bounds its memory whatever the question's size, with the
+//     scores it would give in one pass;
+//   - a model with an RNN over the candidates (or features over all of
+//     them) must see the question whole, and refuses a question of more
+//     than MaxDependentTokens candidate tokens (package text's tokenizer)
+//     with a *TooLargeError.
+const (
+	ChunkCandidates    = 64
+	ChunkBytes         = 128 << 10
+	MaxDependentTokens = 200_000
+)
+
+// TooLargeError is a question too large for a model that must score its
+// candidates together.
+type TooLargeError struct {
+	Tokens, Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the candidates have more than %d tokens (counted %d so far); a model with an RNN over the candidates scores at most %d at once: send fewer or shorter candidates", e.Limit, e.Tokens, e.Limit)
+}
+
+// SetIndependent tells Score that the architecture scores each candidate
+// independently of the others (no RNN over them, no features over all of
+// them), so that large questions may be scored in chunks.
+func (n *Network[In]) SetIndependent(ok bool) { n.independent = ok }
+
+// Independent reports whether the candidates are scored independently.
+func (n *Network[In]) Independent() bool { return n.independent }
 
 // NewNetwork returns the Network of a preparation and a forward pass.
 func NewNetwork[In Input](prepare func(q *dataset.Question) In, forward func(tp *nn.Tape[float32], in In, infer bool) *nn.Var[float32]) *Network[In] {
@@ -79,6 +119,8 @@ func NewNetwork[In Input](prepare func(q *dataset.Question) In, forward func(tp 
 func (n *Network[In]) Tapes() *nn.TapePool[float32] { return &n.tapes }
 
 // Score implements rank.Ranker.
+// It honours ctx: the candidates are checked against it between chunks
+// (nn.TapePool.RowsContext), and a done ctx ends Score with its error.
 func (n *Network[In]) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -86,8 +128,62 @@ func (n *Network[In]) Score(ctx context.Context, q *dataset.Question) ([]float64
 	if len(q.Candidates) == 0 {
 		return nil, nil
 	}
+	if !n.independent {
+		if err := checkTokens(q.Candidates, MaxDependentTokens); err != nil {
+			return nil, err
+		}
+		return n.score(ctx, q)
+	}
+	scores := make([]float64, 0, len(q.Candidates))
+	for lo := 0; lo < len(q.Candidates); {
+		hi, size := lo, 0
+		for hi < len(q.Candidates) && hi-lo < ChunkCandidates && (hi == lo || size+len(q.Candidates[hi].Text) <= ChunkBytes) {
+			size += len(q.Candidates[hi].Text)
+			hi++
+		}
+		sub := q
+		if lo > 0 || hi < len(q.Candidates) {
+			part := *q
+			part.Candidates = q.Candidates[lo:hi]
+			sub = &part
+		}
+		s, err := n.score(ctx, sub)
+		if err != nil {
+			return nil, err
+		}
+		scores = append(scores, s...)
+		lo = hi
+	}
+	return scores, nil
+}
+
+// score scores q's candidates in one pass.
+func (n *Network[In]) score(ctx context.Context, q *dataset.Question) ([]float64, error) {
 	in := n.prepare(q)
-	return n.tapes.Scores(func(tp *nn.Tape[float32]) *nn.Var[float32] { return n.forward(tp, in, true) }), nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return n.tapes.ScoresContext(ctx, func(tp *nn.Tape[float32]) *nn.Var[float32] { return n.forward(tp, in, true) })
+}
+
+// checkTokens returns a *TooLargeError when the candidates have more than
+// limit tokens. A token has at least one byte, so texts of at most limit
+// bytes in all are not tokenised.
+func checkTokens(cands []dataset.Candidate, limit int) error {
+	bytes := 0
+	for _, c := range cands {
+		bytes += len(c.Text)
+	}
+	if bytes <= limit {
+		return nil
+	}
+	tokens := 0
+	for _, c := range cands {
+		if tokens += len(text.Tokenize(c.Text)); tokens > limit {
+			return &TooLargeError{Tokens: tokens, Limit: limit}
+		}
+	}
+	return nil
 }
 
 // Prepare implements Trainable.

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -91,14 +92,61 @@ func (p *TapePool[T]) put(tp *Tape[T]) { tp.Reset(); p.pool.Put(tp) }
 // Scores runs f on a pooled inference tape and returns the values of the
 // vector it computes as float64s.
 func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {
+	out, _ := p.ScoresContext(context.Background(), f)
+	return out
+}
+
+// ScoresContext is Scores for a request with a deadline: the tape carries
+// ctx, StackRows checks it between candidates, and when ctx is done the
+// pass stops there and ScoresContext returns ctx's error. (The pass is
+// abandoned by a panic that only ScoresContext recovers, so that forward
+// passes need no error plumbing between their layers.)
+func (p *TapePool[T]) ScoresContext(ctx context.Context, f func(tp *Tape[T]) *Var[T]) (out []float64, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	tp := p.get()
 	defer p.put(tp)
+	tp.ctx = ctx
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(canceled)
+			if !ok {
+				panic(r)
+			}
+			out, err = nil, c.err
+		}
+	}()
 	y := f(tp)
-	out := make([]float64, y.Value.Len())
+	out = make([]float64, y.Value.Len())
 	for i, v := range y.Value.Data {
 		out[i] = float64(v)
 	}
-	return out
+	return out, nil
+}
+
+// canceled is the panic value that abandons an inference pass whose
+// context is done; ScoresContext recovers it.
+type canceled struct{ err error }
+
+// Context returns the context of the request the tape's pass serves
+// (context.Background() when none was given).
+func (tp *Tape[T]) Context() context.Context {
+	if tp.ctx == nil {
+		return context.Background()
+	}
+	return tp.ctx
+}
+
+// CheckContext abandons the pass when the tape's context is done: for
+// forward passes between expensive layers. It costs one atomic load.
+func (tp *Tape[T]) CheckContext() {
+	if tp.ctx == nil {
+		return
+	}
+	if err := tp.ctx.Err(); err != nil {
+		panic(canceled{err})
+	}
 }
 
 // rowsPerWorker is the least number of items worth a goroutine of their own.
@@ -113,12 +161,39 @@ const rowsPerWorker = 8
 // in a chunk is raised again in the caller's goroutine, where a server's
 // recovery can see it, instead of ending the process.
 func Parallel(n int, f func(lo, hi int)) {
+	_ = ParallelContext(context.Background(), n, f)
+}
+
+// ctxChunk is how many items ParallelContext gives f at a time between
+// checks of the context: a few milliseconds of candidates.
+const ctxChunk = 4 * rowsPerWorker
+
+// ParallelContext is Parallel for a request with a deadline: each
+// goroutine's range is handed to f in pieces of at most ctxChunk items,
+// and when ctx is done no further piece starts and ParallelContext
+// returns ctx's error. The pieces cover the same items as Parallel's, so
+// for independent items the results are the same.
+func ParallelContext(ctx context.Context, n int, f func(lo, hi int)) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/rowsPerWorker))
 	chunks := make([]func(), workers)
+	done := ctx.Done() // nil for context.Background(): one piece per worker
 	for w := range chunks {
-		chunks[w] = func() { f(w*n/workers, (w+1)*n/workers) }
+		lo, hi := w*n/workers, (w+1)*n/workers
+		if done == nil {
+			chunks[w] = func() { f(lo, hi) }
+			continue
+		}
+		chunks[w] = func() {
+			for a := lo; a < hi; a += ctxChunk {
+				if ctx.Err() != nil {
+					return
+				}
+				f(a, min(a+ctxChunk, hi))
+			}
+		}
 	}
 	together(chunks...)
+	return ctx.Err()
 }
 
 // together runs the functions at once, the first in the caller's goroutine,
@@ -155,7 +230,11 @@ func together(fs ...func()) {
 // gradients flow (training already runs one question per core).
 func (p *TapePool[T]) StackRows(tp *Tape[T], n int, infer bool, f func(tp *Tape[T], i int) *Var[T]) *Var[T] {
 	if infer {
-		return tp.Const(p.Rows(n, f))
+		rows, err := p.RowsContext(tp.Context(), n, f)
+		if err != nil {
+			panic(canceled{err}) // recovered by ScoresContext
+		}
+		return tp.Const(rows)
 	}
 	rows := make([]*Var[T], n)
 	for i := range rows {
@@ -170,16 +249,33 @@ func (p *TapePool[T]) StackRows(tp *Tape[T], n int, infer bool, f func(tp *Tape[
 // inference: f's vars may read (never write) vars of the caller's tape, and
 // carry no gradient.
 func (p *TapePool[T]) Rows(n int, f func(tp *Tape[T], i int) *Var[T]) *Tensor[T] {
+	out, _ := p.RowsContext(context.Background(), n, f)
+	return out
+}
+
+// RowsContext is Rows for a request with a deadline: it checks ctx between
+// candidates and returns ctx's error, and no rows, once ctx is done. Each
+// pooled tape carries ctx, so f's own passes may check it too.
+func (p *TapePool[T]) RowsContext(ctx context.Context, n int, f func(tp *Tape[T], i int) *Var[T]) (*Tensor[T], error) {
 	rows := make([][]T, n)
-	Parallel(n, func(lo, hi int) {
+	err := ParallelContext(ctx, n, func(lo, hi int) {
 		tp := p.get()
 		defer p.put(tp)
+		if ctx.Done() != nil {
+			tp.ctx = ctx
+		}
 		for i := lo; i < hi; i++ {
+			if ctx.Err() != nil {
+				return
+			}
 			rows[i] = append([]T(nil), f(tp, i).Value.Data...)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	if n == 0 {
-		return NewTensor[T](0, 0)
+		return NewTensor[T](0, 0), nil
 	}
 	d := len(rows[0])
 	out := NewTensor[T](n, d)
@@ -189,7 +285,7 @@ func (p *TapePool[T]) Rows(n int, f func(tp *Tape[T], i int) *Var[T]) *Tensor[T]
 		}
 		copy(out.Data[i*d:], r)
 	}
-	return out
+	return out, nil
 }
 
 // parallelFor runs fn over [0,n) in up to `workers` contiguous chunks.

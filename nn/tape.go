@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 )
@@ -49,6 +50,10 @@ type Tape[T Float] struct {
 	// not change during one pass, and an op called per candidate (Conv1d
 	// over a few feature channels) would otherwise transpose them each time.
 	transposes map[*Tensor[T]][]T
+	// ctx, when set, is the context of the request an inference pass
+	// serves: StackRows checks it between candidates (see
+	// TapePool.ScoresContext).
+	ctx context.Context
 }
 
 // NewTape returns a tape that accumulates parameter gradients into grads
@@ -73,6 +78,7 @@ func (tp *Tape[T]) RNG() *rand.Rand { return tp.rng }
 
 // Reset forgets the recorded computation and recycles its memory.
 func (tp *Tape[T]) Reset() {
+	tp.ctx = nil
 	clear(tp.back)
 	tp.back = tp.back[:0]
 	tp.arena.reset()

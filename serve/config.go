@@ -18,14 +18,18 @@ import (
 //	rankers: {cosinet: m.as2, bm25: bm25}
 //	cascades: {fast: "bm25:100,cosinet=m.as2:10"}
 //	calibrations: {cosinet: cal.json}
-//	limits: {max_body: 4194304, max_documents: 1000, max_text: 65536, timeout: 10s}
+//	default: cosinet
+//	limits: {max_body: 4194304, max_documents: 1000, max_text: 65536, max_tokens: 100000, timeout: 10s, concurrent: 2, queue: 8}
+//	drain: 5s
 //	grace: 30s
 type Config struct {
 	Addr         string            `yaml:"addr"`
 	Rankers      map[string]string `yaml:"rankers"`
 	Cascades     map[string]string `yaml:"cascades"`
 	Calibrations map[string]string `yaml:"calibrations"`
+	Default      string            `yaml:"default"`
 	Limits       ConfigLimits      `yaml:"limits"`
+	Drain        time.Duration     `yaml:"drain"`
 	Grace        time.Duration     `yaml:"grace"`
 }
 
@@ -35,6 +39,9 @@ type ConfigLimits struct {
 	MaxDocuments int           `yaml:"max_documents"`
 	MaxText      int           `yaml:"max_text"`
 	Timeout      time.Duration `yaml:"timeout"`
+	MaxTokens    int           `yaml:"max_tokens"`
+	Concurrent   int           `yaml:"concurrent"`
+	Queue        int           `yaml:"queue"`
 }
 
 // Set reports whether the file gives the limit behind an as2 serve flag.
@@ -48,6 +55,12 @@ func (l ConfigLimits) Set(flag string) bool {
 		return l.MaxText != 0
 	case "timeout":
 		return l.Timeout != 0
+	case "max-tokens":
+		return l.MaxTokens != 0
+	case "concurrent":
+		return l.Concurrent != 0
+	case "queue":
+		return l.Queue != 0
 	}
 	return false
 }

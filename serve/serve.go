@@ -9,24 +9,36 @@
 //	GET  /healthz     the process is up
 //	GET  /readyz      the rankers are loaded and the server is not shutting down
 //	GET  /metrics     Prometheus: requests and latency per route, model and status
+//	GET  /            a page to try the rankers in a browser
 //
 // /v1/rerank speaks the request and response shape rerank clients already
 // use. The documents of a request are scored as one question's candidates, in
 // the order given, which is what the structure-aware rankers (an RNN over
-// candidates in document order) need. Bad requests get a 4xx JSON error
-// {"error": "..."} naming the field; a request never gets a 5xx for its
-// content.
+// candidates in document order) need. Field names match exactly (JSON
+// decoding in Go is otherwise case-insensitive) and bodies must be UTF-8.
+// Every error is JSON, {"error": {"code": "...", "message": "..."}}: the
+// code is stable (see the Code* constants), the message is for people; a
+// request never gets a 5xx for its content.
+//
+// Memory is bounded per request (Limits.MaxTokens) and in all: at most
+// Limits.Concurrent requests are admitted at once, Limits.Queue more wait
+// up to Limits.QueueWait, and the rest get 429 with Retry-After.
 package serve
 
 import (
+	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -36,48 +48,91 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
 	"github.com/as2/as2/trigger"
 )
 
-// Limits bound what one request may ask for.
+// Limits bound what one request may ask for, and how many are served at
+// once.
 type Limits struct {
 	MaxBodyBytes int64         // request body
 	MaxDocuments int           // documents (or sentences) per request
 	MaxTextBytes int           // one query, document or sentence
+	MaxTokens    int           // documents' tokens (package text's tokenizer) per request
 	Timeout      time.Duration // per request, passed to the ranker through its context
+
+	Concurrent int           // requests admitted at once
+	Queue      int           // requests waiting for admission; more get 429
+	QueueWait  time.Duration // longest wait for admission; then 429
 }
 
-// DefaultLimits suit a reranker behind a retriever.
+// DefaultLimits suit a reranker behind a retriever. MaxTokens allows 1,000
+// documents of 100 tokens (or 143 of 700): the memory a request takes grows
+// with its tokens. Two requests are scored at once, each on every core,
+// and eight more may wait a second.
 func DefaultLimits() Limits {
-	return Limits{MaxBodyBytes: 4 << 20, MaxDocuments: 1000, MaxTextBytes: 64 << 10, Timeout: 10 * time.Second}
+	return Limits{MaxBodyBytes: 4 << 20, MaxDocuments: 1000, MaxTextBytes: 64 << 10, MaxTokens: 100_000, Timeout: 10 * time.Second,
+		Concurrent: 2, Queue: 8, QueueWait: time.Second}
 }
+
+// Error codes: the stable "code" of an error body.
+const (
+	CodeMalformedJSON    = "malformed_json"         // not JSON, or not one object
+	CodeUnknownField     = "unknown_field"          // a field the route does not know (names match exactly)
+	CodeWrongType        = "wrong_type"             // a field of the wrong JSON type
+	CodeInvalidUTF8      = "invalid_utf8"           // the body is not UTF-8
+	CodeInvalidRequest   = "invalid_request"        // a value out of range, a missing or contradictory field
+	CodeModelNotFound    = "model_not_found"        // 404: no such model (GET /v1/models lists them)
+	CodePayloadTooLarge  = "payload_too_large"      // 413: the body is over --max-body
+	CodeTooManyDocuments = "too_many_documents"     // 413: over --max-documents
+	CodeTextTooLong      = "text_too_long"          // 413: a text over --max-text
+	CodeTooManyTokens    = "too_many_tokens"        // 413: the documents' tokens are over --max-tokens
+	CodeTooLargeForModel = "too_large_for_model"    // 413: over what a model with a candidate RNN scores at once
+	CodeBodyTimeout      = "body_timeout"           // 408: the body did not arrive before the read deadline
+	CodeOverloaded       = "overloaded"             // 429: every scoring slot and the queue are taken; see Retry-After
+	CodeDeadlineExceeded = "deadline_exceeded"      // 504: the request ran past --timeout
+	CodeClientClosed     = "client_closed_request"  // 499: the client went away
+	CodeNotFound         = "not_found"              // 404: no such route
+	CodeMethodNotAllowed = "method_not_allowed"     // 405: see the Allow header
+	CodeInternal         = "internal_error"         // 500: a bug
+	CodeUnsupportedMedia = "unsupported_media_type" // 415: the body is not JSON
+)
 
 // Server serves rankers over HTTP. Create it with New.
 type Server struct {
 	rankers map[string]rank.Ranker
 	calib   map[string]trigger.Calibration
 	names   []string
+	def     string
 	limits  Limits
 	mux     *http.ServeMux
 	closing atomic.Bool
+
+	slots   chan struct{} // admission: one token per request being served
+	waiting atomic.Int64  // requests queued for a slot
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 }
 
 // New returns a server for the named rankers. The first name in sorted
-// order is the default model when a request names none.
+// order is the default model when a request names none, unless SetDefault
+// names another.
 func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 	if len(rankers) == 0 {
 		return nil, errors.New("serve: no rankers configured")
 	}
-	s := &Server{rankers: rankers, limits: limits, mux: http.NewServeMux()}
+	if limits.Concurrent < 1 || limits.Queue < 0 {
+		return nil, fmt.Errorf("serve: %d concurrent requests and a queue of %d: want at least 1 and 0", limits.Concurrent, limits.Queue)
+	}
+	s := &Server{rankers: rankers, limits: limits, mux: http.NewServeMux(), slots: make(chan struct{}, limits.Concurrent)}
 	for name := range rankers {
 		s.names = append(s.names, name)
 	}
 	sort.Strings(s.names)
+	s.def = s.names[0]
 	reg := prometheus.NewRegistry()
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "as2_requests_total", Help: "HTTP requests by route, model and status code.",
@@ -87,25 +142,74 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 	}, []string{"route", "model"})
 	reg.MustRegister(s.requests, s.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s.mux.Handle("POST /v1/rerank", s.instrument("/v1/rerank", s.rerank))
-	s.mux.Handle("POST /v1/select", s.instrument("/v1/select", s.selectSentences))
-	s.mux.Handle("GET /v1/models", s.instrument("/v1/models", s.models))
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	// Routes check their method themselves, so that a wrong method gets a
+	// JSON 405 rather than the mux's plain text.
+	s.mux.Handle("/v1/rerank", method("POST", s.instrument("/v1/rerank", s.rerank)))
+	s.mux.Handle("/v1/select", method("POST", s.instrument("/v1/select", s.selectSentences)))
+	s.mux.Handle("/v1/models", method("GET", s.instrument("/v1/models", s.models)))
+	s.mux.Handle("/healthz", method("GET", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+	})))
+	s.mux.Handle("/readyz", method("GET", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if s.closing.Load() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting down"})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "models": s.names})
+	})))
+	s.mux.Handle("/metrics", method("GET", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			writeError(w, &apiError{http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s (see GET / for the page, POST /v1/rerank, POST /v1/select, GET /v1/models)", r.URL.Path)})
+			return
+		}
+		method("GET", http.HandlerFunc(s.page)).ServeHTTP(w, r)
 	})
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return s, nil
 }
 
+// method answers requests of any other method than m (and HEAD for GET)
+// with a JSON 405.
+func method(m string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != m && !(m == "GET" && r.Method == "HEAD") {
+			w.Header().Set("Allow", m)
+			writeError(w, &apiError{http.StatusMethodNotAllowed, CodeMethodNotAllowed, fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, m)})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// SetDefault makes name the model of requests that name none.
+func (s *Server) SetDefault(name string) error {
+	if _, ok := s.rankers[name]; !ok {
+		return fmt.Errorf("serve: no ranker %q to make the default (have %s)", name, strings.Join(s.names, ", "))
+	}
+	s.def = name
+	return nil
+}
+
+//go:embed page.html
+var pageHTML []byte
+
+// page is the try-it page.
+func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(pageHTML)
+}
+
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// While the server drains, every response asks the client to close its
+// connection, so that no client is caught sending on a keep-alive
+// connection as the server closes it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Calibrate attaches an answer-triggering calibration to a ranker: from
 // then on /v1/select says whether the document answers the question at all.
@@ -124,25 +228,30 @@ func (s *Server) Calibrate(model string, c trigger.Calibration) error {
 // that a load balancer stops sending requests while in-flight ones finish.
 func (s *Server) Closing() { s.closing.Store(true) }
 
-// apiError is a client error with its status code.
+// apiError is a client error with its status, code and message.
 type apiError struct {
-	code int
-	msg  string
+	status int
+	code   string
+	msg    string
 }
 
 func (e *apiError) Error() string { return e.msg }
 
-func badRequest(format string, args ...any) error {
-	return &apiError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+func badRequest(code, format string, args ...any) error {
+	return &apiError{http.StatusBadRequest, code, fmt.Sprintf(format, args...)}
+}
+
+func tooLarge(code, format string, args ...any) error {
+	return &apiError{http.StatusRequestEntityTooLarge, code, fmt.Sprintf(format, args...)}
 }
 
 // handler is an endpoint: it returns the response body or an error, and the
 // model it used, for the metrics.
 type handler func(r *http.Request) (body any, model string, err error)
 
-// instrument turns a handler into an http.Handler with limits, errors as
-// JSON, a recovered panic as a 500 (a bug, never the request's fault), and
-// metrics.
+// instrument turns a handler into an http.Handler with limits, admission,
+// errors as JSON, a recovered panic as a 500 (a bug, never the request's
+// fault), and metrics.
 func (s *Server) instrument(route string, h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -151,7 +260,8 @@ func (s *Server) instrument(route string, h handler) http.Handler {
 		defer func() {
 			if p := recover(); p != nil {
 				code = http.StatusInternalServerError
-				writeJSON(w, code, map[string]string{"error": "internal error"})
+				fmt.Fprintf(os.Stderr, "as2 serve: panic serving %s: %v\n", route, p)
+				writeError(w, &apiError{code, CodeInternal, "internal error"})
 			}
 			s.requests.WithLabelValues(route, model, strconv.Itoa(code)).Inc()
 			s.latency.WithLabelValues(route, model).Observe(time.Since(start).Seconds())
@@ -161,25 +271,67 @@ func (s *Server) instrument(route string, h handler) http.Handler {
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
+		if r.Method == "POST" {
+			// Admission before the body is read: what a request holds
+			// (its body, its tokens, the model's states) is bounded by
+			// the number admitted.
+			release, err := s.admit(r.Context())
+			if err != nil {
+				code = statusOf(err)
+				if code == http.StatusTooManyRequests {
+					w.Header().Set("Retry-After", "1")
+				}
+				writeError(w, err)
+				return
+			}
+			defer release()
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
 		body, m, err := h(r)
 		model = m
 		if err != nil {
 			code = statusOf(err)
-			writeJSON(w, code, map[string]string{"error": err.Error()})
+			writeError(w, err)
 			return
 		}
 		writeJSON(w, code, body)
 	})
 }
 
+// admit waits for a scoring slot: at once when one is free, in the queue
+// while it has room, at most QueueWait; otherwise it refuses with 429.
+func (s *Server) admit(ctx context.Context) (release func(), err error) {
+	release = func() { <-s.slots }
+	select {
+	case s.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	if s.waiting.Add(1) > int64(s.limits.Queue) {
+		s.waiting.Add(-1)
+		return nil, &apiError{http.StatusTooManyRequests, CodeOverloaded, fmt.Sprintf("the server is busy: %d requests are being served and %d wait; retry after a second", s.limits.Concurrent, s.limits.Queue)}
+	}
+	defer s.waiting.Add(-1)
+	t := time.NewTimer(s.limits.QueueWait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, &apiError{http.StatusTooManyRequests, CodeOverloaded, fmt.Sprintf("the server is busy: no scoring slot came free within %v; retry after a second", s.limits.QueueWait)}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 func statusOf(err error) int {
 	var ae *apiError
 	var mbe *http.MaxBytesError
+	var tl *model.TooLargeError
 	switch {
 	case errors.As(err, &ae):
-		return ae.code
-	case errors.As(err, &mbe):
+		return ae.status
+	case errors.As(err, &mbe), errors.As(err, &tl):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout
@@ -187,6 +339,30 @@ func statusOf(err error) int {
 		return 499 // the client went away
 	}
 	return http.StatusInternalServerError
+}
+
+// writeError writes err as {"error": {"code", "message"}}.
+func writeError(w http.ResponseWriter, err error) {
+	status := statusOf(err)
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	var tl *model.TooLargeError
+	code, msg := CodeInternal, "internal error"
+	switch {
+	case errors.As(err, &ae):
+		code, msg = ae.code, ae.msg
+	case errors.As(err, &mbe):
+		code, msg = CodePayloadTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)
+	case errors.As(err, &tl):
+		code, msg = CodeTooLargeForModel, tl.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		code, msg = CodeDeadlineExceeded, "the request ran past the server's time limit (--timeout)"
+	case errors.Is(err, context.Canceled):
+		code, msg = CodeClientClosed, "the client closed the request"
+	default:
+		fmt.Fprintf(os.Stderr, "as2 serve: %v\n", err)
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -197,50 +373,174 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.Encode(v)
 }
 
-// decode reads one JSON object into v, rejecting unknown fields, trailing
-// data and wrong types with a message naming the field.
+// decode reads one JSON object into v, a pointer to a struct: its field
+// names must match v's exactly (encoding/json alone would accept "Query"
+// for "query"), the body must be UTF-8, and trailing data and wrong types
+// are refused with a message naming the field in JSON's terms.
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
 		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
-		case errors.As(err, &te):
-			return badRequest("field %q: %s is not a %s", te.Field, te.Value, te.Type)
-		case errors.As(err, &se):
-			return badRequest("malformed JSON at byte %d: %v", se.Offset, err)
-		case errors.Is(err, io.EOF):
-			return badRequest("empty request body: want a JSON object")
+		if errors.As(err, &mbe) {
+			return tooLarge(CodePayloadTooLarge, "request body larger than %d bytes", mbe.Limit)
 		}
-		return badRequest("malformed request: %v", err)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &apiError{http.StatusRequestTimeout, CodeBodyTimeout, "the request body did not arrive before the server's read deadline"}
+		}
+		return badRequest(CodeMalformedJSON, "reading the request body: %v", err)
 	}
-	if dec.More() {
-		return badRequest("malformed request: data after the JSON object")
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		return &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, fmt.Sprintf("Content-Type %q: send application/json", ct)}
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return badRequest(CodeMalformedJSON, "empty request body: want a JSON object")
+	}
+	if !utf8.Valid(raw) {
+		return badRequest(CodeInvalidUTF8, "the request body is not valid UTF-8 (at byte %d)", invalidAt(raw))
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil {
+		return syntaxError(err)
+	}
+	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+		return badRequest(CodeMalformedJSON, "malformed request: data after the JSON object")
+	}
+	if fields == nil {
+		return badRequest(CodeMalformedJSON, "the request body must be a JSON object, not null")
+	}
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	for name := range fields {
+		if _, ok := known[name]; ok {
+			continue
+		}
+		for k := range known {
+			if strings.EqualFold(k, name) {
+				return badRequest(CodeUnknownField, "unknown field %q: field names are case-sensitive; did you mean %q?", name, k)
+			}
+		}
+		return badRequest(CodeUnknownField, "unknown field %q", name)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field == "" {
+				return badRequest(CodeMalformedJSON, "the request body must be a JSON object, not %s", te.Value)
+			}
+			want := "a value of another type"
+			if f, ok := known[te.Field]; ok {
+				want = jsonKind(f)
+			}
+			return badRequest(CodeWrongType, "field %q: %s given, want %s", te.Field, te.Value, want)
+		}
+		return syntaxError(err)
 	}
 	return nil
 }
 
+func syntaxError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return badRequest(CodeMalformedJSON, "malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	case errors.As(err, &te):
+		return badRequest(CodeMalformedJSON, "the request body must be a JSON object, not %s", te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return badRequest(CodeMalformedJSON, "malformed JSON: the body ends before the object does")
+	}
+	return badRequest(CodeMalformedJSON, "malformed JSON")
+}
+
+// invalidAt is the offset of b's first byte that is not UTF-8.
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// jsonFields maps the JSON names of struct type t's fields to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// jsonKind names what a JSON value of Go type t is, for messages.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(jsonKind(t.Elem()), "a "), "an ") + "s"
+	}
+	return "an object"
+}
+
 func (s *Server) ranker(name string) (rank.Ranker, string, error) {
 	if name == "" {
-		name = s.names[0]
+		name = s.def
 	}
 	r, ok := s.rankers[name]
 	if !ok {
-		return nil, name, &apiError{http.StatusNotFound, fmt.Sprintf("unknown model %q (GET /v1/models lists them)", name)}
+		return nil, name, &apiError{http.StatusNotFound, CodeModelNotFound, fmt.Sprintf("unknown model %q (GET /v1/models lists them)", name)}
 	}
 	return r, name, nil
 }
 
 func (s *Server) checkText(field, t string) error {
 	if !utf8.ValidString(t) {
-		return badRequest("%s: not valid UTF-8", field)
+		return badRequest(CodeInvalidUTF8, "%s: not valid UTF-8", field)
 	}
 	if len(t) > s.limits.MaxTextBytes {
-		return &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d bytes, the limit is %d", field, len(t), s.limits.MaxTextBytes)}
+		return tooLarge(CodeTextTooLong, "%s: %d bytes, the limit is %d", field, len(t), s.limits.MaxTextBytes)
+	}
+	return nil
+}
+
+// checkTokens refuses candidates of more than MaxTokens tokens in all. A
+// token has at least one byte, so texts of at most MaxTokens bytes are not
+// tokenised, and counting stops at the limit.
+func (s *Server) checkTokens(field string, cands []string) error {
+	if s.limits.MaxTokens <= 0 {
+		return nil
+	}
+	n := 0
+	for _, c := range cands {
+		n += len(c)
+	}
+	if n <= s.limits.MaxTokens {
+		return nil
+	}
+	n = 0
+	for _, c := range cands {
+		if n += len(text.Tokenize(c)); n > s.limits.MaxTokens {
+			return tooLarge(CodeTooManyTokens, "%s: more than %d tokens in all (the limit, --max-tokens); send fewer or shorter texts", field, s.limits.MaxTokens)
+		}
 	}
 	return nil
 }
@@ -278,16 +578,16 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 		return nil, name, err
 	}
 	if len(question) == 0 || len(text.Tokenize(question)) == 0 {
-		return nil, name, badRequest("the question is empty")
+		return nil, name, badRequest(CodeInvalidRequest, "the question is empty")
 	}
 	if len(cands) == 0 {
-		return nil, name, badRequest("%s: empty; give at least one", field)
+		return nil, name, badRequest(CodeInvalidRequest, "%s: empty; give at least one", field)
 	}
 	if len(cands) > s.limits.MaxDocuments {
-		return nil, name, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d given, the limit is %d", field, len(cands), s.limits.MaxDocuments)}
+		return nil, name, tooLarge(CodeTooManyDocuments, "%s: %d given, the limit is %d", field, len(cands), s.limits.MaxDocuments)
 	}
 	if topN != nil && *topN < 1 {
-		return nil, name, badRequest("top_n: %d; want at least 1", *topN)
+		return nil, name, badRequest(CodeInvalidRequest, "top_n: %d; want at least 1", *topN)
 	}
 	q := &dataset.Question{ID: "request", Text: question, Candidates: make([]dataset.Candidate, len(cands))}
 	for i, c := range cands {
@@ -295,6 +595,9 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 			return nil, name, err
 		}
 		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: c, Position: i, Label: dataset.Unlabeled}
+	}
+	if err := s.checkTokens(field, cands); err != nil {
+		return nil, name, err
 	}
 	ranked, err := rank.Rank(r.Context(), rk, q)
 	if err != nil {
@@ -362,7 +665,7 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 		return nil, req.Model, err
 	}
 	if (req.Document == "") == (len(req.Sentences) == 0) {
-		return nil, req.Model, badRequest("give exactly one of document and sentences")
+		return nil, req.Model, badRequest(CodeInvalidRequest, "give exactly one of document and sentences")
 	}
 	sents := req.Sentences
 	var spans []text.Sentence
@@ -370,7 +673,7 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 		// The body limit bounds the document; each sentence is then checked
 		// like any candidate.
 		if !utf8.ValidString(req.Document) {
-			return nil, req.Model, badRequest("document: not valid UTF-8")
+			return nil, req.Model, badRequest(CodeInvalidUTF8, "document: not valid UTF-8")
 		}
 		spans = text.SplitSentences(req.Document)
 		sents = make([]string, len(spans))
@@ -398,14 +701,16 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 
 // ModelInfo describes one configured ranker.
 type ModelInfo struct {
-	ID      string `json:"id"`
-	Default bool   `json:"default"`
+	ID         string `json:"id"`
+	Default    bool   `json:"default"`
+	Calibrated bool   `json:"calibrated"` // /v1/select says whether there is an answer
 }
 
 func (s *Server) models(*http.Request) (any, string, error) {
 	out := map[string][]ModelInfo{"data": {}}
-	for i, n := range s.names {
-		out["data"] = append(out["data"], ModelInfo{ID: n, Default: i == 0})
+	for _, n := range s.names {
+		_, cal := s.calib[n]
+		out["data"] = append(out["data"], ModelInfo{ID: n, Default: n == s.def, Calibrated: cal})
 	}
 	return out, "", nil
 }

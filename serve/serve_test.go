@@ -8,10 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/rank"
@@ -69,9 +71,17 @@ func post(t *testing.T, url, body string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
+// errorOf returns the message and code of an error body.
+func errorOf(out map[string]any) (msg, code string) {
+	e, _ := out["error"].(map[string]any)
+	msg, _ = e["message"].(string)
+	code, _ = e["code"].(string)
+	return msg, code
+}
+
 func TestRoutes(t *testing.T) {
 	limits := DefaultLimits()
-	limits.MaxDocuments, limits.MaxTextBytes, limits.MaxBodyBytes, limits.Timeout = 5, 100, 2000, 100*time.Millisecond
+	limits.MaxDocuments, limits.MaxTextBytes, limits.MaxBodyBytes, limits.Timeout, limits.MaxTokens = 5, 100, 2000, 100*time.Millisecond, 30
 	srv := testServer(t, limits)
 	// wo+rr scores 2.33 for two shared words at position 1: answer when >= 2.
 	if err := srv.Calibrate("a-wo", trigger.Calibration{A: 10, B: -20, Threshold: 0.5}); err != nil {
@@ -124,8 +134,14 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"/v1/rerank", ``, 400, "empty request body"},
 		{"/v1/rerank", `{"query": "q", "documents": [`, 400, "malformed"},
-		{"/v1/rerank", `{"query": 3, "documents": ["a"]}`, 400, `field "query"`},
-		{"/v1/rerank", `{"query": "q", "documents": "a"}`, 400, `field "documents"`},
+		{"/v1/rerank", `{"query": 3, "documents": ["a"]}`, 400, `field "query": number given, want a string`},
+		{"/v1/rerank", `{"query": "q", "documents": "a"}`, 400, `field "documents": string given, want an array of strings`},
+		{"/v1/rerank", `["q"]`, 400, `must be a JSON object`},
+		{"/v1/rerank", `null`, 400, `must be a JSON object`},
+		{"/v1/rerank", `{"Query": "q", "documents": ["a"]}`, 400, `unknown field "Query": field names are case-sensitive; did you mean "query"?`},
+		{"/v1/rerank", `{"query": "q", "DOCUMENTS": ["a"]}`, 400, `did you mean "documents"`},
+		{"/v1/rerank", "{\"query\": \"q\xff\", \"documents\": [\"a\"]}", 400, `not valid UTF-8 (at byte 12)`},
+		{"/v1/rerank", `{"query": "q", "documents": ["` + strings.Repeat("w ", 40) + `"]}`, 413, `more than 30 tokens`},
 		{"/v1/rerank", `{"query": "q", "documents": ["a"], "extra": 1}`, 400, `unknown field "extra"`},
 		{"/v1/rerank", `{"query": "q", "documents": ["a"]} {}`, 400, "data after"},
 		{"/v1/rerank", `{"model": "gpt", "query": "q", "documents": ["a"]}`, 404, `unknown model "gpt"`},
@@ -136,20 +152,37 @@ func TestRoutes(t *testing.T) {
 		{"/v1/rerank", `{"query": "q", "documents": ["` + big + `"]}`, 413, "larger than 2000 bytes"},
 		{"/v1/rerank", `{"query": "q", "documents": ["a"], "top_n": 0}`, 400, "top_n"},
 		{"/v1/rerank", `{"query": "q", "documents": ["\udc00"]}`, 200, ""},
-		{"/v1/rerank", `{"model": "slow", "query": "q", "documents": ["a"]}`, 504, "deadline"},
+		{"/v1/rerank", `{"model": "slow", "query": "q", "documents": ["a"]}`, 504, "time limit"},
 		{"/v1/select", `{"question": "q"}`, 400, "exactly one of document and sentences"},
 		{"/v1/select", `{"question": "q", "document": "a.", "sentences": ["b"]}`, 400, "exactly one"},
 		{"/v1/select", `{"question": "q", "document": "   "}`, 400, "sentences: empty"},
 	} {
 		code, out := post(t, base+tc.path, tc.body)
-		msg, _ := out["error"].(string)
-		if code != tc.code || !strings.Contains(msg, tc.want) {
-			t.Errorf("POST %s %.60q: %d %q, want %d %q", tc.path, tc.body, code, msg, tc.code, tc.want)
+		msg, ecode := errorOf(out)
+		if code != tc.code || !strings.Contains(msg, tc.want) || (code != 200 && ecode == "") {
+			t.Errorf("POST %s %.60q: %d %q %q, want %d %q", tc.path, tc.body, code, ecode, msg, tc.code, tc.want)
+		}
+		if strings.Contains(msg, "serve.") || strings.Contains(msg, "[]string") {
+			t.Errorf("POST %s %.60q: a Go type name in %q", tc.path, tc.body, msg)
 		}
 	}
-	resp, _ := http.Get(base + "/v1/rerank")
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET /v1/rerank: %s", resp.Status)
+	for _, tc := range []struct{ method, path, code string }{
+		{"GET", "/v1/rerank", CodeMethodNotAllowed},
+		{"DELETE", "/v1/models", CodeMethodNotAllowed},
+		{"GET", "/v2/nothing", CodeNotFound},
+		{"POST", "/", CodeMethodNotAllowed},
+	} {
+		req, _ := http.NewRequest(tc.method, base+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if _, code := errorOf(out); err != nil || code != tc.code {
+			t.Errorf("%s %s: %s %v %v", tc.method, tc.path, resp.Status, out, err)
+		}
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -224,6 +257,11 @@ func FuzzRequests(f *testing.F) {
 	f.Add(`{"question": "q", "document": "A. B."}`)
 	f.Add(`{"question": "q", "sentences": ["a", 3]}`)
 	f.Add(`{"query": "q", "documents": ["a"], "top_n": -5, "return_documents": true}`)
+	f.Add(`{"Query": "q", "DOCUMENTS": ["a"]}`)
+	f.Add("{\"question\": \"q\xff\", \"document\": \"A.\"}")
+	f.Add(`{"query": "q\udc00", "documents": ["\u00e9t\u00e9"], "model": "a-wo"}`)
+	f.Add(`[1, 2]`)
+	f.Add(`null`)
 	limits := DefaultLimits()
 	limits.MaxDocuments, limits.MaxTextBytes = 20, 500
 	s := testServer(f, limits)
@@ -235,9 +273,27 @@ func FuzzRequests(f *testing.F) {
 			if rec.code >= 500 {
 				t.Fatalf("POST %s %q: status %d: %s", path, body, rec.code, rec.body.String())
 			}
-			var v any
+			var v map[string]any
 			if err := json.Unmarshal(rec.body.Bytes(), &v); err != nil {
 				t.Fatalf("POST %s %q: body is not JSON: %q", path, body, rec.body.String())
+			}
+			if rec.code == 200 {
+				// Accepted: every key matched a field exactly, and the
+				// body was UTF-8.
+				var keys map[string]json.RawMessage
+				if json.Unmarshal([]byte(body), &keys) != nil || !utf8.ValidString(body) {
+					t.Fatalf("POST %s %q: accepted", path, body)
+				}
+				for k := range keys {
+					if !slices.Contains([]string{"model", "query", "documents", "top_n", "return_documents", "question", "document", "sentences"}, k) {
+						t.Fatalf("POST %s %q: accepted the key %q", path, body, k)
+					}
+				}
+				continue
+			}
+			msg, code := errorOf(v)
+			if msg == "" || code == "" || strings.Contains(msg, "serve.") {
+				t.Fatalf("POST %s %q: error body %q", path, body, rec.body.String())
 			}
 		}
 	})

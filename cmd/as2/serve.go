@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,7 +39,8 @@ func newServeCmd() *cobra.Command {
 		config string
 		opts   = rank.DefaultOptions()
 		limits = serve.DefaultLimits()
-		grace  time.Duration
+		run    = serve.DefaultRunOptions()
+		def    string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -50,14 +48,22 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is a
 rule-based ranker (rr, wo, wo+rr, jaccard, bm25, idf-overlap) or a model file from
 as2 train; each --cascade NAME=SPEC a cascade (see as2 eval --cascade).
-Requests name it in "model"; the first name in sorted order is the default.
+Requests name it in "model"; --default names the model of requests that name
+none (without --default: the first name in sorted order).
 
 Routes: POST /v1/rerank {"model", "query", "documents", "top_n",
 "return_documents"}; POST /v1/select {"model", "question", "document" or
-"sentences", "top_n"}; GET /v1/models, /healthz, /readyz, /metrics (Prometheus).
-Bad requests get a 4xx JSON error. On SIGINT or SIGTERM the server stops
-accepting connections, fails /readyz, and finishes in-flight requests within
---grace.`,
+"sentences", "top_n"}; GET /v1/models, /healthz, /readyz, /metrics (Prometheus);
+GET / is a page to try the rankers in a browser. Field names match exactly and
+bodies must be UTF-8; every error is JSON {"error": {"code", "message"}}.
+
+Limits: --max-documents, --max-text, --max-body and --max-tokens (413), and
+--timeout (504, the scoring stops). At most --concurrent requests are served at
+once, --queue more wait up to --queue-wait, the rest get 429 with Retry-After.
+
+On SIGINT or SIGTERM /readyz fails at once, the server keeps serving for
+--drain (responses ask clients to close their connections), then stops
+accepting and finishes in-flight requests within --grace.`,
 		Example: `  as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
   curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'`,
 		Args: cobra.NoArgs,
@@ -77,13 +83,22 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 					addr = cfg.Addr
 				}
 				if cfg.Grace > 0 && !fs.Changed("grace") {
-					grace = cfg.Grace
+					run.Grace = cfg.Grace
+				}
+				if cfg.Drain > 0 && !fs.Changed("drain") {
+					run.Drain = cfg.Drain
+				}
+				if cfg.Default != "" && !fs.Changed("default") {
+					def = cfg.Default
 				}
 				for flag, set := range map[string]func(){
 					"max-body":      func() { limits.MaxBodyBytes = cfg.Limits.MaxBody },
 					"max-documents": func() { limits.MaxDocuments = cfg.Limits.MaxDocuments },
 					"max-text":      func() { limits.MaxTextBytes = cfg.Limits.MaxText },
 					"timeout":       func() { limits.Timeout = cfg.Limits.Timeout },
+					"max-tokens":    func() { limits.MaxTokens = cfg.Limits.MaxTokens },
+					"concurrent":    func() { limits.Concurrent = cfg.Limits.Concurrent },
+					"queue":         func() { limits.Queue = cfg.Limits.Queue },
 				} {
 					if !fs.Changed(flag) && cfg.Limits.Set(flag) {
 						set()
@@ -119,18 +134,36 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 				}
 			}
 			for _, spec := range specs {
+				// A SPEC that is neither a rule-based ranker nor an existing
+				// file is reported as a missing file, not as an unknown ranker.
+				if name, target, ok := strings.Cut(spec, "="); ok && target != "" && !slices.Contains(rank.Names, target) {
+					if _, err := os.Stat(strings.TrimPrefix(target, "file:")); err != nil {
+						if specFile(target) != "" { // a path or a name with an extension: a file was meant
+							return fmt.Errorf("--ranker %s: model file %s: file not found", spec, target)
+						}
+						return fmt.Errorf("--ranker %s: unknown ranker %q (rule-based: %s) and no model file %s: file not found", spec, target, strings.Join(rank.Names, ", "), target)
+					}
+					if !strings.HasPrefix(target, "file:") {
+						spec = name + "=file:" + target
+					}
+				}
 				if err := add("--ranker", spec, "NAME=SPEC (a rule-based ranker or a model file)", func(target string) rankerFlags {
 					return specRanker(target, opts)
 				}); err != nil {
 					return err
 				}
 			}
-			if limits.MaxBodyBytes < 1 || limits.MaxDocuments < 1 || limits.MaxTextBytes < 1 {
-				return fmt.Errorf("--max-body, --max-documents and --max-text must be positive")
+			if limits.MaxBodyBytes < 1 || limits.MaxDocuments < 1 || limits.MaxTextBytes < 1 || limits.MaxTokens < 1 || limits.Concurrent < 1 || limits.Queue < 0 {
+				return fmt.Errorf("--max-body, --max-documents, --max-text, --max-tokens and --concurrent must be positive, --queue not negative")
 			}
 			srv, err := serve.New(rankers, limits)
 			if err != nil {
 				return err
+			}
+			if def != "" {
+				if err := srv.SetDefault(def); err != nil {
+					return fmt.Errorf("--default: %w", err)
+				}
 			}
 			for _, spec := range calibs {
 				name, file, ok := strings.Cut(spec, "=")
@@ -149,26 +182,9 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 			if err != nil {
 				return fmt.Errorf("--addr: %w", err)
 			}
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(cmd.ErrOrStderr(), "as2 serving %d ranker(s) on http://%s\n", len(rankers), ln.Addr())
-			done := make(chan error, 1)
-			go func() { done <- hs.Serve(ln) }()
-			select {
-			case err := <-done:
-				return err
-			case <-cmd.Context().Done():
-			}
-			srv.Closing()
-			ctx, cancel := context.WithTimeout(context.Background(), grace)
-			defer cancel()
-			fmt.Fprintln(cmd.ErrOrStderr(), "as2: shutting down, finishing in-flight requests")
-			if err := hs.Shutdown(ctx); err != nil {
-				return fmt.Errorf("shutdown: %w", err)
-			}
-			if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			run.Log = cmd.ErrOrStderr()
+			return srv.Run(cmd.Context(), ln, run)
 		},
 	}
 	fs := cmd.Flags()
@@ -181,6 +197,15 @@ accepting connections, fails /readyz, and finishes in-flight requests within
 	fs.IntVar(&limits.MaxDocuments, "max-documents", limits.MaxDocuments, "most documents or sentences per request")
 	fs.IntVar(&limits.MaxTextBytes, "max-text", limits.MaxTextBytes, "longest query, document or sentence, in bytes")
 	fs.DurationVar(&limits.Timeout, "timeout", limits.Timeout, "per-request time limit")
-	fs.DurationVar(&grace, "grace", 30*time.Second, "time allowed for in-flight requests at shutdown")
+	fs.IntVar(&limits.MaxTokens, "max-tokens", limits.MaxTokens, "most tokens in all of a request's documents or sentences (memory grows with them)")
+	fs.IntVar(&limits.Concurrent, "concurrent", limits.Concurrent, "requests served at once (each scores on every core)")
+	fs.IntVar(&limits.Queue, "queue", limits.Queue, "requests that may wait for a slot; more get 429 with Retry-After")
+	fs.DurationVar(&limits.QueueWait, "queue-wait", limits.QueueWait, "longest wait in the queue before 429")
+	fs.StringVar(&def, "default", "", "the model of requests that name none (default: the first name in sorted order)")
+	fs.DurationVar(&run.Drain, "drain", run.Drain, "on SIGTERM, how long to keep serving with /readyz failing before no longer accepting connections")
+	fs.DurationVar(&run.Grace, "grace", run.Grace, "time allowed for in-flight requests once no longer accepting")
+	fs.DurationVar(&run.ReadHeaderTimeout, "read-header-timeout", run.ReadHeaderTimeout, "time allowed to read a request's header")
+	fs.DurationVar(&run.ReadTimeout, "read-timeout", run.ReadTimeout, "time allowed to read a request's header and body; a slower body is cut off")
+	fs.DurationVar(&run.IdleTimeout, "idle-timeout", run.IdleTimeout, "how long an idle keep-alive connection stays open")
 	return cmd
 }

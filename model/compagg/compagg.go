@@ -170,7 +170,10 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}, nil
+	m := &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}
+	// Without the RNN over the candidates each is scored alone, so a large question may be scored in chunks.
+	m.SetIndependent(n.rnn == nil)
+	return m, nil
 }
 
 func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], error) {

@@ -132,6 +132,18 @@ func Read(r io.Reader) ([]Tensor, map[string]string, error) {
 		if err := json.Unmarshal(v, &e); err != nil {
 			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
+		// encoding/json matches keys regardless of case; the format's keys
+		// are exact, so that a flipped case bit is not read as the key.
+		var keys map[string]json.RawMessage
+		json.Unmarshal(v, &keys)
+		for _, k := range []string{"dtype", "shape", "data_offsets"} {
+			if _, ok := keys[k]; !ok {
+				return nil, nil, fmt.Errorf("safetensors: tensor %q has no %q", name, k)
+			}
+		}
+		if len(keys) != 3 {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: unknown keys in %s", name, v)
+		}
 		size, ok := dtypeSize[e.DType]
 		if !ok {
 			return nil, nil, fmt.Errorf("safetensors: tensor %q has dtype %q; as2 reads F32, F16 and BF16 only", name, e.DType)
