@@ -50,7 +50,7 @@ func BenchmarkScore6x384(b *testing.B) {
 	bs := buckets(seqs, x.hyper.BatchTokens)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		x.infer(seqs, bs)
+		x.infer(nn.NewTape[float32](nil, 0), seqs, bs)
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "pairs/s")
 	b.ReportMetric(0, "ns/op")

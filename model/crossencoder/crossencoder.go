@@ -261,7 +261,7 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 	seqs := in.seqs
 	bs := buckets(seqs, n.hyper.BatchTokens)
 	if infer {
-		return tp.Const(nn.FromSlice(n.infer(seqs, bs), len(seqs)))
+		return tp.Const(nn.FromSlice(n.infer(tp, seqs, bs), len(seqs)))
 	}
 	parts := make([]*nn.Var[float32], len(bs))
 	pos := make([]int, len(seqs)) // candidate i's row in the concatenation
@@ -278,8 +278,10 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 }
 
 // infer scores the buckets on up to GOMAXPROCS goroutines, each with its
-// own inference tape; a panic is raised again in the caller.
-func (n *net) infer(seqs []encoder.Sequence, bs [][]int) []float32 {
+// own inference tape; a panic is raised again in the caller. Between
+// buckets each worker checks the request's context, which the caller's
+// tape carries, so a request past its deadline stops within a bucket.
+func (n *net) infer(caller *nn.Tape[float32], seqs []encoder.Sequence, bs [][]int) []float32 {
 	out := make([]float32, len(seqs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -307,6 +309,7 @@ func (n *net) infer(seqs []encoder.Sequence, bs [][]int) []float32 {
 				if k >= len(bs) {
 					return
 				}
+				caller.CheckContext()
 				tp.Reset()
 				s := n.scoreBatch(tp, seqs, bs[k])
 				for j, i := range bs[k] {

@@ -3,11 +3,13 @@ package crossencoder
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/as2/as2/dataset"
@@ -252,5 +254,40 @@ func TestGradients(t *testing.T) {
 				t.Errorf("only %d entries checked", checked)
 			}
 		})
+	}
+}
+
+// countdown is a context that is done after its Err has said nil n times:
+// it cancels a request in the middle of scoring, deterministically.
+type countdown struct {
+	context.Context
+	n    atomic.Int64
+	done chan struct{}
+}
+
+func (c *countdown) Done() <-chan struct{} { return c.done }
+
+func (c *countdown) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// TestScoreHonoursDeadline: a request whose deadline passes while its
+// padded batches are scored gets the context's error, not scores.
+func TestScoreHonoursDeadline(t *testing.T) {
+	m := mustNew(t, Recipe(), tinyUSELite(t, 1))
+	m.hyper.BatchTokens = 40 // many buckets
+	q := tinydata.LongQuestion(40)
+	if _, err := m.Score(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []int64{3, 6} {
+		ctx := &countdown{Context: context.Background(), done: make(chan struct{})}
+		ctx.n.Store(after)
+		if _, err := m.Score(ctx, q); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("deadline after %d checks: error %v", after, err)
+		}
 	}
 }
