@@ -229,18 +229,3 @@ func Load(path string) (Model, error) {
 	}
 	return m, nil
 }
-
-// Tensor returns the tensor called name with the given shape, or an error
-// naming what is missing or wrong: for decoders.
-func Tensor(tensors []safetensors.Tensor, name string, shape ...int) ([]float32, error) {
-	for _, t := range tensors {
-		if t.Name != name {
-			continue
-		}
-		if fmt.Sprint(t.Shape) != fmt.Sprint(shape) {
-			return nil, fmt.Errorf("tensor %q has shape %v, want %v", name, t.Shape, shape)
-		}
-		return t.Data, nil
-	}
-	return nil, fmt.Errorf("tensor %q is missing", name)
-}

@@ -232,27 +232,14 @@ func NeuralConfig(arch string, hyper any, enc encoder.Encoder[float32], ps *nn.P
 
 // NeuralTensors returns the parameters, then the encoder's tensors.
 func NeuralTensors(ps *nn.Params[float32], enc encoder.Encoder[float32]) []safetensors.Tensor {
-	var out []safetensors.Tensor
-	for _, p := range ps.All() {
-		out = append(out, safetensors.Tensor{Name: p.Name, Shape: p.Shape(), Data: p.Float32s()})
-	}
-	return append(out, enc.Tensors()...)
+	return append(encoder.ParamTensors("", ps), enc.Tensors()...)
 }
 
 // loadParams sets m's parameters from a file's tensors; they must be
 // finite.
 func loadParams(m Neural, cfg Config, tensors []safetensors.Tensor) error {
-	for _, p := range m.Params().All() {
-		d, err := Tensor(tensors, p.Name, p.Shape()...)
-		if err != nil {
-			return err
-		}
-		if err := p.SetFloat32s(d); err != nil {
-			return err
-		}
-	}
-	if err := m.Params().CheckFinite(); err != nil {
-		return fmt.Errorf("weights: %w", err)
+	if err := encoder.LoadParams(m.Params(), "", tensors); err != nil {
+		return err
 	}
 	*m.record() = TrainingRecord(cfg.Training)
 	return nil

