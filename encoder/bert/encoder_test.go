@@ -1,7 +1,6 @@
 package bert
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/nn/nntest"
 )
 
 // TinyVocab is a 100-token WordPiece vocabulary for the tiny checkpoints
@@ -50,18 +50,6 @@ func tinyDir(t testing.TB, name string) string {
 	return dir
 }
 
-func closeTo(t *testing.T, what string, got, want []float32, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i] - want[i])); d > tol {
-			t.Fatalf("%s: value %d is %v, want %v", what, i, got[i], want[i])
-		}
-	}
-}
-
 // The encoder tokenises with the checkpoint's vocabulary, encodes like
 // Forward, batches pairs like single sequences, keeps the classifier head
 // aside, and survives a model file's spec and tensors.
@@ -87,13 +75,13 @@ func TestEncoder(t *testing.T) {
 	tp.SetTrain(false)
 	full := enc.Model().Forward(tp, append(append([]int{enc.Tokenizer().CLSID()}, q.IDs...), enc.Tokenizer().SEPID()), nil)
 	h := enc.Dim()
-	closeTo(t, "Encode", enc.Encode(tp, q).Value.Data, full.Value.Data[h:(q.Len()+1)*h], 1e-5)
+	nntest.Close(t, "Encode", enc.Encode(tp, q).Value.Data, full.Value.Data[h:(q.Len()+1)*h], 1e-5)
 
 	seqs := []encoder.Sequence{enc.Pair(q, a), enc.Pair(a, q), enc.Pair(q, encoder.Tokens{})}
 	x, tl := enc.EncodeBatch(tp, seqs)
 	for b, s := range seqs {
 		one := enc.Model().Forward(tp, s.IDs, s.Types)
-		closeTo(t, "EncodeBatch", x.Value.Data[b*tl*h:(b*tl+s.Len())*h], one.Value.Data, 1e-5)
+		nntest.Close(t, "EncodeBatch", x.Value.Data[b*tl*h:(b*tl+s.Len())*h], one.Value.Data, 1e-5)
 	}
 	if s := seqs[0]; s.Types[0] != 0 || s.Types[s.Len()-1] != 1 || s.IDs[0] != enc.Tokenizer().CLSID() {
 		t.Errorf("pair %v types %v", s.IDs, s.Types)
@@ -103,7 +91,7 @@ func TestEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeTo(t, "decoded", back.Encode(tp, back.Tokenize("Water melts the ice.")).Value.Data, enc.Encode(tp, a).Value.Data, 1e-6)
+	nntest.Close(t, "decoded", back.Encode(tp, back.Tokenize("Water melts the ice.")).Value.Data, enc.Encode(tp, a).Value.Data, 1e-6)
 	if back.Spec().Identity != enc.Spec().Identity {
 		t.Error("identity changed")
 	}

@@ -2,7 +2,6 @@ package uselite
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/nn/nntest"
 	"github.com/as2/as2/text/sentencepiece"
 )
 
@@ -40,18 +40,6 @@ func tinyEncoder(t testing.TB, cfg Config) *Encoder {
 	return enc
 }
 
-func closeTo(t *testing.T, what string, got, want []float32, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i] - want[i])); d > tol {
-			t.Fatalf("%s: value %d is %v, want %v", what, i, got[i], want[i])
-		}
-	}
-}
-
 // A padded batch gives each sequence the states it has alone, also when
 // q_scale is not depth^-½ (the rescaled path).
 func TestStatesBatch(t *testing.T) {
@@ -74,7 +62,7 @@ func TestStatesBatch(t *testing.T) {
 				want := enc.m.TokenStates(one, ids)
 				n := want.Value.Shape[0]
 				h := enc.Dim()
-				closeTo(t, "sequence", x.Value.Data[b*tl*h:(b*tl+n)*h], want.Value.Data, 1e-5)
+				nntest.Close(t, "sequence", x.Value.Data[b*tl*h:(b*tl+n)*h], want.Value.Data, 1e-5)
 			}
 		})
 	}
@@ -98,7 +86,7 @@ func TestEncoderRoundTrip(t *testing.T) {
 		t.Fatalf("tokens %v, decoded %v", a.Text, b.Text)
 	}
 	tp := nn.NewTape[float32](nil, 0)
-	closeTo(t, "states", back.Encode(tp, b).Value.Data, enc.Encode(tp, a).Value.Data, 0)
+	nntest.Close(t, "states", back.Encode(tp, b).Value.Data, enc.Encode(tp, a).Value.Data, 0)
 	if back.Spec().Identity != spec.Identity || back.Spec().Tokenizer != spec.Tokenizer {
 		t.Error("the decoded encoder has another identity")
 	}
@@ -202,7 +190,7 @@ func TestRealEncoder(t *testing.T) {
 	}
 	tp := nn.NewTape[float32](nil, 0)
 	tp.SetTrain(false)
-	closeTo(t, "embedding", enc.Embed([]string{s})[0], enc.Model().Embed(tp, toks.IDs).Value.Data, 0)
+	nntest.Close(t, "embedding", enc.Embed([]string{s})[0], enc.Model().Embed(tp, toks.IDs).Value.Data, 0)
 	if spec := enc.Spec(); spec.Dim != 512 || len(spec.Vocabulary) != 8000 {
 		t.Errorf("spec dim %d, %d pieces", spec.Dim, len(spec.Vocabulary))
 	}

@@ -15,37 +15,12 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
-	"github.com/as2/as2/text/sentencepiece"
+	"github.com/as2/as2/nn/nntest"
 )
-
-// tinyUSELite is a random two-layer USE-Lite of a few pieces.
-func tinyUSELite(t testing.TB, seed uint64) *uselite.Encoder {
-	t.Helper()
-	cfg := uselite.Config{Vocab: 40, EmbedDim: 8, Hidden: 12, FFN: 16, Heads: [2]int{2, 3}, MaxLen: 24, LNEps: 1e-6,
-		QScale: [2]float64{0.5, 0.5}, InvTimescales: []float32{1, 0.1, 0.01, 0.001}}
-	m, err := uselite.New(cfg, nn.NewRNG(seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pieces []sentencepiece.Piece
-	for i, p := range strings.Fields("\ufffd <s> </s> x1 x2 x3 ▁who ▁wrote ▁hamlet ▁is ▁a ▁tragedy ▁shakespeare ▁it ▁in ▁denmark ▁ ? . 1 6 0 a e i o u s t r n h w d") {
-		pieces = append(pieces, sentencepiece.Piece{Text: p, Score: -float64(i) / 10})
-	}
-	tok, err := sentencepiece.New(pieces, sentencepiece.Options{Algorithm: sentencepiece.USELiteJS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := uselite.NewEncoder(m, tok)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
-}
 
 // tinyBERTDir is the tiny BERT sequence classifier of encoder/bert's
 // tests with a vocab.txt of its 100 ids.
@@ -93,18 +68,6 @@ func scores(t testing.TB, m model.Model, q *dataset.Question) []float64 {
 	return s
 }
 
-func near(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d scores, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol {
-			t.Fatalf("%s: score %d is %v, want %v", what, i, got[i], want[i])
-		}
-	}
-}
-
 // An imported BERT sequence classifier scores a pair as its own
 // Classify's logit₁ − logit₀; the batched, bucketed inference gives the
 // training pass's scores; and the model file restores both models.
@@ -137,9 +100,9 @@ func TestScoresAndRoundTrip(t *testing.T) {
 	for i, l := range logits {
 		want[i] = float64(l[1] - l[0])
 	}
-	near(t, "imported classifier", got, want, 1e-5)
+	nntest.Close(t, "imported classifier", got, want, 1e-5)
 
-	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), tinyUSELite(t, 1))} {
+	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), tinydata.USELite(t, 1))} {
 		t.Run(name, func(t *testing.T) {
 			m.hyper.BatchTokens = 40 // several buckets
 			inf := scores(t, m, q)
@@ -150,7 +113,7 @@ func TestScoresAndRoundTrip(t *testing.T) {
 			for i, v := range tr.Value.Data {
 				trs[i] = float64(v)
 			}
-			near(t, "training pass", trs, inf, 1e-5)
+			nntest.Close(t, "training pass", trs, inf, 1e-5)
 
 			var buf bytes.Buffer
 			if err := model.Write(&buf, m); err != nil {
@@ -160,7 +123,7 @@ func TestScoresAndRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			near(t, "read back", scores(t, back, q), scores(t, m, q), 1e-6)
+			nntest.Close(t, "read back", scores(t, back, q), scores(t, m, q), 1e-6)
 			if back.Config().Params != m.Params().Count() || back.Config().Architecture != Name {
 				t.Errorf("config %+v", back.Config())
 			}
@@ -175,10 +138,10 @@ func TestErrors(t *testing.T) {
 	}
 	h := Recipe()
 	h.Pool = "max"
-	if _, err := New(h, tinyUSELite(t, 1), 1); err == nil {
+	if _, err := New(h, tinydata.USELite(t, 1), 1); err == nil {
 		t.Error("pool max accepted")
 	}
-	m := mustNew(t, Recipe(), tinyUSELite(t, 1))
+	m := mustNew(t, Recipe(), tinydata.USELite(t, 1))
 	ts := m.Tensors()
 	for i := range ts {
 		if ts[i].Name == "head.score.weight" {
@@ -213,7 +176,7 @@ func TestGradients(t *testing.T) {
 		t.Run(pool, func(t *testing.T) {
 			h := Recipe()
 			h.Pool, h.Dropout, h.BatchTokens = pool, 0, 30
-			m := mustNew(t, h, tinyUSELite(t, 2))
+			m := mustNew(t, h, tinydata.USELite(t, 2))
 			q := tinydata.Question()
 			in := m.prepare(q)
 			loss := func(g *nn.Grads[float32]) float64 {
@@ -277,7 +240,7 @@ func (c *countdown) Err() error {
 // TestScoreHonoursDeadline: a request whose deadline passes while its
 // padded batches are scored gets the context's error, not scores.
 func TestScoreHonoursDeadline(t *testing.T) {
-	m := mustNew(t, Recipe(), tinyUSELite(t, 1))
+	m := mustNew(t, Recipe(), tinydata.USELite(t, 1))
 	m.hyper.BatchTokens = 40 // many buckets
 	q := tinydata.LongQuestion(40)
 	if _, err := m.Score(context.Background(), q); err != nil {

@@ -150,3 +150,18 @@ func Run(t *testing.T, cases []Case) {
 		t.Run(c.Name, func(t *testing.T) { GradCheck(t, c) })
 	}
 }
+
+// Close fails t unless got and want have the same length and every value
+// of got is within tol of want's: for outputs compared with a reference
+// implementation, or across two paths through the same model.
+func Close[T nn.Float | float64](t testing.TB, what string, got, want []T, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if d := math.Abs(float64(got[i]) - float64(want[i])); d > tol || math.IsNaN(d) {
+			t.Fatalf("%s: value %d is %v, want %v (tolerance %g)", what, i, got[i], want[i], tol)
+		}
+	}
+}

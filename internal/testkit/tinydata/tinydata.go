@@ -5,12 +5,15 @@ package tinydata
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/text/sentencepiece"
 )
 
 // Vectors returns seeded random 4-d vectors for the words of Question.
@@ -32,6 +35,31 @@ func Vectors(t testing.TB) *embed.Vectors {
 // Static returns the static encoder of Vectors at float type T.
 func Static[T nn.Float](t testing.TB) *encoder.Static[T] {
 	enc, err := encoder.NewStatic[T](Vectors(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// USELite is a random two-layer USE-Lite of a few dozen pieces (the
+// words of Question among them), for the tests of models over it.
+func USELite(t testing.TB, seed uint64) *uselite.Encoder {
+	t.Helper()
+	cfg := uselite.Config{Vocab: 40, EmbedDim: 8, Hidden: 12, FFN: 16, Heads: [2]int{2, 3}, MaxLen: 24, LNEps: 1e-6,
+		QScale: [2]float64{0.5, 0.5}, InvTimescales: []float32{1, 0.1, 0.01, 0.001}}
+	m, err := uselite.New(cfg, nn.NewRNG(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []sentencepiece.Piece
+	for i, p := range strings.Fields("\ufffd <s> </s> x1 x2 x3 ▁who ▁wrote ▁hamlet ▁is ▁a ▁tragedy ▁shakespeare ▁it ▁in ▁denmark ▁ ? . 1 6 0 a e i o u s t r n h w d") {
+		pieces = append(pieces, sentencepiece.Piece{Text: p, Score: -float64(i) / 10})
+	}
+	tok, err := sentencepiece.New(pieces, sentencepiece.Options{Algorithm: sentencepiece.USELiteJS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := uselite.NewEncoder(m, tok)
 	if err != nil {
 		t.Fatal(err)
 	}
