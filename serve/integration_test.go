@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
@@ -218,9 +219,10 @@ func rss() int64 {
 	return 0
 }
 
-// rssBudget is what the test process may reach while 50 clients send
-// maximum-size requests at once: the server, the clients' bodies and the
-// test binary together.
+// rssBudget is what the test process's resident set may grow by while 50
+// clients send maximum-size requests at once: the server's work and the
+// clients' bodies. (Growth, not the total: earlier tests of the package
+// leave memory the runtime does not hand back at once.)
 const rssBudget = 512 << 20
 
 // TestOverloadIsRefused: 50 concurrent maximum-size requests (1,000
@@ -229,6 +231,19 @@ const rssBudget = 512 << 20
 func TestOverloadIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 50 maximum-size requests")
+	}
+	// The resident set is measured in a process of its own: earlier tests
+	// of the package leave a heap the runtime keeps, which the load would
+	// then partly reuse and partly add to.
+	if os.Getenv("AS2_OVERLOAD_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOverloadIsRefused$", "-test.v")
+		cmd.Env = append(os.Environ(), "AS2_OVERLOAD_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil {
+			t.Fatalf("the test in its own process: %v", err)
+		}
+		return
 	}
 	m, err := cosinet.New(cosinet.Hyper{Filters: 50, Kernel: 3, Relatedness: true, ExactMatch: true, RNN: "birnn"}, tinydata.Static[float32](t), 1)
 	if err != nil {
@@ -248,6 +263,7 @@ func TestOverloadIsRefused(t *testing.T) {
 	}
 	body := rerankBody("m", docs)
 	debug.FreeOSMemory() // what earlier tests left
+	before := rss()
 	var peak atomic.Int64
 	stopSampling := make(chan struct{})
 	go func() {
@@ -288,12 +304,13 @@ func TestOverloadIsRefused(t *testing.T) {
 	close(stopSampling)
 	cancel()
 	<-done
-	t.Logf("statuses %v, peak RSS %d MiB (budget %d MiB)", codes, peak.Load()>>20, rssBudget>>20)
+	grew := peak.Load() - before
+	t.Logf("statuses %v, peak RSS %d MiB, %d MiB over the %d MiB before the load (budget %d MiB)", codes, peak.Load()>>20, grew>>20, before>>20, rssBudget>>20)
 	if codes[200]+codes[429] != 50 || codes[429] == 0 || codes[200] == 0 {
 		t.Fatalf("statuses %v: want only 200 and 429 (with Retry-After), some of each", codes)
 	}
-	if peak.Load() > rssBudget {
-		t.Fatalf("peak RSS %d MiB over the budget of %d MiB", peak.Load()>>20, rssBudget>>20)
+	if grew > rssBudget {
+		t.Fatalf("RSS grew by %d MiB under the load, over the budget of %d MiB", grew>>20, rssBudget>>20)
 	}
 }
 
