@@ -26,8 +26,11 @@
 // inspection). A tape in evaluation mode (SetTrain(false)) records nothing
 // for parameters and disables dropout, so inference runs forward only.
 //
-// Sentences are processed at their own length, never padded to a batch
-// maximum, so there are no padded positions to mask. Conv1d is a GEMM over
+// The CNN and RNN layers process a sentence at its own length, never padded.
+// The transformer layers also take batches of sequences packed as [B·T, D]
+// and padded to a common T per length bucket; AttentionMask's key lengths
+// keep padded keys out of every softmax, so a sequence's states do not
+// depend on its batch. Conv1d is a GEMM over
 // the unfolded input; its backward pass notices when the output gradient is
 // sparse (after a global max pool only one step per filter gets gradient)
 // and then builds the weight gradient from those rows only. A tip for
