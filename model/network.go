@@ -167,21 +167,14 @@ func (n *Network[In]) score(ctx context.Context, q *dataset.Question) ([]float64
 }
 
 // checkTokens returns a *TooLargeError when the candidates have more than
-// limit tokens. A token has at least one byte, so texts of at most limit
-// bytes in all are not tokenised.
+// limit tokens (text.TokensOver).
 func checkTokens(cands []dataset.Candidate, limit int) error {
-	bytes := 0
-	for _, c := range cands {
-		bytes += len(c.Text)
+	texts := make([]string, len(cands))
+	for i, c := range cands {
+		texts[i] = c.Text
 	}
-	if bytes <= limit {
-		return nil
-	}
-	tokens := 0
-	for _, c := range cands {
-		if tokens += len(text.Tokenize(c.Text)); tokens > limit {
-			return &TooLargeError{Tokens: tokens, Limit: limit}
-		}
+	if over, n := text.TokensOver(limit, texts...); over {
+		return &TooLargeError{Tokens: n, Limit: limit}
 	}
 	return nil
 }

@@ -522,25 +522,13 @@ func (s *Server) checkText(field, t string) error {
 	return nil
 }
 
-// checkTokens refuses candidates of more than MaxTokens tokens in all. A
-// token has at least one byte, so texts of at most MaxTokens bytes are not
-// tokenised, and counting stops at the limit.
+// checkTokens refuses candidates of more than MaxTokens tokens in all.
 func (s *Server) checkTokens(field string, cands []string) error {
 	if s.limits.MaxTokens <= 0 {
 		return nil
 	}
-	n := 0
-	for _, c := range cands {
-		n += len(c)
-	}
-	if n <= s.limits.MaxTokens {
-		return nil
-	}
-	n = 0
-	for _, c := range cands {
-		if n += len(text.Tokenize(c)); n > s.limits.MaxTokens {
-			return tooLarge(CodeTooManyTokens, "%s: more than %d tokens in all (the limit, --max-tokens); send fewer or shorter texts", field, s.limits.MaxTokens)
-		}
+	if over, _ := text.TokensOver(s.limits.MaxTokens, cands...); over {
+		return tooLarge(CodeTooManyTokens, "%s: more than %d tokens in all (the limit, --max-tokens); send fewer or shorter texts", field, s.limits.MaxTokens)
 	}
 	return nil
 }

@@ -196,3 +196,24 @@ func IsPunctuation(tok string) bool {
 	}
 	return true
 }
+
+// TokensOver reports whether the texts have more than limit tokens in all
+// (as Tokenize counts them), and the count reached. A token has at least
+// one byte, so texts of at most limit bytes are not tokenised, and counting
+// stops past the limit: a cheap guard for request sizes.
+func TokensOver(limit int, texts ...string) (bool, int) {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	if n <= limit {
+		return false, 0
+	}
+	n = 0
+	for _, t := range texts {
+		if n += len(Tokenize(t)); n > limit {
+			return true, n
+		}
+	}
+	return false, n
+}

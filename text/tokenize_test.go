@@ -114,3 +114,21 @@ func BenchmarkTokenize(b *testing.B) {
 		Tokenize(benchSentence)
 	}
 }
+
+func TestTokensOver(t *testing.T) {
+	for _, tc := range []struct {
+		limit int
+		texts []string
+		over  bool
+	}{
+		{10, []string{"short"}, false},               // under the limit in bytes: not tokenised
+		{3, []string{"a b", "c"}, false},             // exactly 3 tokens: not over
+		{3, []string{"a b c", "d"}, true},            // 4 tokens
+		{3, []string{"abcdefgh", "ijklmnop"}, false}, // 16 bytes but 2 tokens
+		{0, []string{"x"}, true},
+	} {
+		if over, _ := TokensOver(tc.limit, tc.texts...); over != tc.over {
+			t.Errorf("TokensOver(%d, %q) = %v, want %v", tc.limit, tc.texts, over, tc.over)
+		}
+	}
+}
