@@ -15,6 +15,12 @@ import (
 // Parameters and model-file tensors: one home for the conversions that
 // encoders and models both make.
 
+// TensorPrefix starts the names of an encoder's weights in model files,
+// whether a model fine-tunes them (adopting them with nn.Params.Adopt under
+// this prefix) or keeps them frozen (Encoder.Tensors names them so too):
+// either way the decoder finds them under the same names.
+const TensorPrefix = "encoder."
+
 // WeightsIdentity is "sha256:" and a hash of the parameters' names, shapes
 // and float32 values, in order: the identity of pre-trained weights in a
 // Spec.

@@ -20,11 +20,6 @@ import (
 // Kind is the BERT encoder kind in model files.
 const Kind = "bert"
 
-// TensorPrefix starts the names of the encoder's weights in model files,
-// whether a model fine-tunes them (adopting them with nn.Params.Adopt
-// under this prefix) or keeps them frozen (Tensors).
-const TensorPrefix = "encoder."
-
 // maxSeq bounds the sequences the encoder reads (BERT's 512).
 const maxSeq = 512
 
@@ -252,9 +247,9 @@ func (e *Encoder) clip(ids []int) []int {
 func (e *Encoder) Params() *nn.Params[float32] { return e.m.params }
 
 // Tensors implements encoder.Encoder: the weights not adopted by a model,
-// under TensorPrefix.
+// under encoder.TensorPrefix.
 func (e *Encoder) Tensors() []safetensors.Tensor {
-	return encoder.ParamTensors(TensorPrefix, e.m.params)
+	return encoder.ParamTensors(encoder.TensorPrefix, e.m.params)
 }
 
 // Pair implements encoder.PairEncoder: BERT's [CLS] a [SEP] b [SEP] with
@@ -301,7 +296,7 @@ func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*n
 
 // decode rebuilds an encoder from a model file: config.json and the
 // tokenizer from the spec, the weights from the tensors under
-// TensorPrefix, checked in total size before anything is allocated.
+// encoder.TensorPrefix, checked in total size before anything is allocated.
 func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[float32], error) {
 	var sc specConfig
 	if err := json.Unmarshal(spec.Config, &sc); err != nil {
@@ -322,7 +317,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 	// anything of its size is allocated.
 	total := 0
 	for _, t := range tensors {
-		if strings.HasPrefix(t.Name, TensorPrefix) {
+		if strings.HasPrefix(t.Name, encoder.TensorPrefix) {
 			total += len(t.Data)
 		}
 	}
@@ -330,7 +325,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 		return nil, fmt.Errorf("the file holds %d encoder values, config.json needs %d", total, want)
 	}
 	m := skeleton(cfg, nn.NewRNG(0))
-	if err := encoder.LoadParams(m.params, TensorPrefix, tensors); err != nil {
+	if err := encoder.LoadParams(m.params, encoder.TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
 	enc, err := NewEncoder(m, tok)

@@ -19,11 +19,6 @@ import (
 // Kind is USE-Lite's encoder kind in model files.
 const Kind = "use-lite"
 
-// TensorPrefix starts the names of the encoder's weights in model files,
-// whether the model fine-tunes them (its parameters adopt them under this
-// prefix, see nn.Params.Adopt) or keeps them frozen (Tensors).
-const TensorPrefix = "encoder."
-
 // SepID separates the two sentences of a pair (Pair): the reserved piece
 // "</s>" (id 2), which the tokenizer never produces, so its embedding row
 // is free to learn the boundary when a cross-encoder is fine-tuned.
@@ -35,7 +30,7 @@ func init() { encoder.Register(Kind, decode) }
 // Encoder is USE-Lite behind the encoder seam (encoder.Encoder and
 // encoder.PairEncoder): its tokenizer, and the token states of its last
 // transformer layer. Params are the model's weights; a model that
-// fine-tunes them adopts them (nn.Params.Adopt with TensorPrefix).
+// fine-tunes them adopts them (nn.Params.Adopt with encoder.TensorPrefix).
 type Encoder struct {
 	m        *Model
 	tok      *sentencepiece.Tokenizer
@@ -131,9 +126,9 @@ func (e *Encoder) Encode(tp *nn.Tape[float32], t encoder.Tokens) *nn.Var[float32
 func (e *Encoder) Params() *nn.Params[float32] { return e.m.ps }
 
 // Tensors implements encoder.Encoder: the weights a model has not adopted,
-// under TensorPrefix (adopted ones are the model's parameters, saved with
+// under encoder.TensorPrefix (adopted ones are the model's parameters, saved with
 // the same names).
-func (e *Encoder) Tensors() []safetensors.Tensor { return encoder.ParamTensors(TensorPrefix, e.m.ps) }
+func (e *Encoder) Tensors() []safetensors.Tensor { return encoder.ParamTensors(encoder.TensorPrefix, e.m.ps) }
 
 // MaxLen implements encoder.PairEncoder.
 func (e *Encoder) MaxLen() int { return e.m.cfg.MaxLen }
@@ -238,7 +233,7 @@ func (e *Encoder) Embed(sentences []string) [][]float32 {
 
 // decode rebuilds an encoder from a model file: the tokenizer from the
 // spec's pieces and scores, the structure from its Config, the weights
-// from the tensors under TensorPrefix. Every shape is checked before
+// from the tensors under encoder.TensorPrefix. Every shape is checked before
 // anything is allocated.
 func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[float32], error) {
 	var sc specConfig
@@ -267,19 +262,19 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 		byName[t.Name] = t
 	}
 	for _, p := range paramShapes(sc.Model) {
-		t, ok := byName[TensorPrefix+p.name]
+		t, ok := byName[encoder.TensorPrefix+p.name]
 		if !ok {
-			return nil, fmt.Errorf("tensor %q is missing", TensorPrefix+p.name)
+			return nil, fmt.Errorf("tensor %q is missing", encoder.TensorPrefix+p.name)
 		}
 		if !slices.Equal(t.Shape, p.shape) {
-			return nil, fmt.Errorf("tensor %q has shape %v, want %v", TensorPrefix+p.name, t.Shape, p.shape)
+			return nil, fmt.Errorf("tensor %q has shape %v, want %v", encoder.TensorPrefix+p.name, t.Shape, p.shape)
 		}
 	}
 	m, err := build(sc.Model)
 	if err != nil {
 		return nil, err
 	}
-	if err := encoder.LoadParams(m.ps, TensorPrefix, tensors); err != nil {
+	if err := encoder.LoadParams(m.ps, encoder.TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
 	enc, err := NewEncoder(m, tok)

@@ -114,7 +114,7 @@ func TestEncoderAdopt(t *testing.T) {
 		names[tn.Name] = true
 	}
 	ps := nn.NewParams[float32]()
-	if err := ps.Adopt(TensorPrefix, enc.Params()); err != nil {
+	if err := ps.Adopt(encoder.TensorPrefix, enc.Params()); err != nil {
 		t.Fatal(err)
 	}
 	if len(enc.Tensors()) != 0 {

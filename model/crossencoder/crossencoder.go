@@ -40,10 +40,6 @@ import (
 // Name is the architecture's name.
 const Name = "crossencoder"
 
-// encoderPrefix names the adopted encoder weights; it is the prefix under
-// which the encoders' decoders (uselite, bert) find them in model files.
-const encoderPrefix = "encoder."
-
 // Pooling modes.
 const (
 	PoolMean   = "mean"   // mean of the real positions' states
@@ -138,7 +134,7 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 			return nil, err
 		}
 	}
-	if err := n.ps.Adopt(encoderPrefix, enc.Params()); err != nil {
+	if err := n.ps.Adopt(encoder.TensorPrefix, enc.Params()); err != nil {
 		return nil, err
 	}
 	return &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}, nil
