@@ -128,7 +128,9 @@ func (e *Encoder) Params() *nn.Params[float32] { return e.m.ps }
 // Tensors implements encoder.Encoder: the weights a model has not adopted,
 // under encoder.TensorPrefix (adopted ones are the model's parameters, saved with
 // the same names).
-func (e *Encoder) Tensors() []safetensors.Tensor { return encoder.ParamTensors(encoder.TensorPrefix, e.m.ps) }
+func (e *Encoder) Tensors() []safetensors.Tensor {
+	return encoder.ParamTensors(encoder.TensorPrefix, e.m.ps)
+}
 
 // MaxLen implements encoder.PairEncoder.
 func (e *Encoder) MaxLen() int { return e.m.cfg.MaxLen }
