@@ -129,9 +129,9 @@ func (tp *Tape[T]) LayerNorm(x, gain, bias *Var[T], eps float64) *Var[T] {
 	if (gain != nil && gain.Value.Len() != n) || (bias != nil && bias.Value.Len() != n) {
 		panic(fmt.Sprintf("nn: LayerNorm: x %v with gain/bias of another width", x.Value.Shape))
 	}
-	y := tp.out(anyGrad(x, gain, bias), x.Value.Shape...)
-	xhat := tp.arena.alloc(m * n)
-	inv := tp.arena.alloc(m) // 1/σ per row
+	y := tp.outDirty(anyGrad(x, gain, bias), x.Value.Shape...)
+	xhat := tp.arena.allocDirty(m * n) // every element written below
+	inv := tp.arena.allocDirty(m)      // 1/σ per row
 	for i := 0; i < m; i++ {
 		xr := x.Value.Data[i*n : (i+1)*n]
 		var mu T

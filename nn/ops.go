@@ -85,7 +85,8 @@ func (tp *Tape[T]) Linear(x, w, b *Var[T]) *Var[T] {
 	if in != win || (b != nil && b.Value.Len() != out) {
 		panic(fmt.Sprintf("nn: Linear: x %v, w %v", x.Value.Shape, w.Value.Shape))
 	}
-	y := tp.out(anyGrad(x, w, b), rowShape(x, m, out)...)
+	// The bias rows or the product with beta 0 write all of y.
+	y := tp.outDirty(anyGrad(x, w, b), rowShape(x, m, out)...)
 	beta := T(0)
 	if b != nil {
 		for i := 0; i < m; i++ {

@@ -47,7 +47,7 @@ func BenchmarkScore6x384(b *testing.B) {
 		}
 		seqs[i] = s
 	}
-	bs := buckets(seqs, x.hyper.BatchTokens)
+	bs := inferBuckets(seqs, x.hyper.BatchTokens)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		x.infer(nn.NewTape[float32](nil, 0), seqs, bs)
