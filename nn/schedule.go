@@ -89,6 +89,14 @@ func (p *TapePool[T]) get() *Tape[T] {
 
 func (p *TapePool[T]) put(tp *Tape[T]) { tp.Reset(); p.pool.Put(tp) }
 
+// Value runs f on a pooled inference tape and returns a copy of the
+// tensor it computes, which outlives the tape.
+func (p *TapePool[T]) Value(f func(tp *Tape[T]) *Var[T]) *Tensor[T] {
+	tp := p.get()
+	defer p.put(tp)
+	return f(tp).Value.Clone()
+}
+
 // Scores runs f on a pooled inference tape and returns the values of the
 // vector it computes as float64s.
 func (p *TapePool[T]) Scores(f func(tp *Tape[T]) *Var[T]) []float64 {

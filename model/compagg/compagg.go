@@ -139,7 +139,7 @@ func (h Hyper) clipArgs() (int, float64) {
 // meanwhile.
 type Model struct {
 	*net[float32]
-	*model.Network[*input] // Score, Prepare and Loss
+	*model.Network[*input[float32]] // Score, Prepare and Loss
 	model.TrainingRecord
 }
 
@@ -252,17 +252,27 @@ func (m *net[T]) ParamsChanged() {}
 
 // sentence is a tokenized sentence and its set of words (no punctuation),
 // for the exact-match feature.
-type sentence struct {
+type sentence[T nn.Float] struct {
 	toks  encoder.Tokens
 	words map[string]bool
+	// states are a network encoder's token states, computed once: see
+	// net.sentence.
+	states *nn.Tensor[T]
 }
 
 // input is a question prepared for the model: its sentences tokenised.
-type input = model.Prepared[sentence]
+type input[T nn.Float] = model.Prepared[sentence[T]]
 
-func (m *net[T]) prepare(q *dataset.Question) *input { return model.Prepare(q, m.sentence) }
+func (m *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q, m.sentence) }
 
-func (m *net[T]) sentence(s string) sentence {
+// sentence prepares s. The model never trains its encoder: a pre-trained
+// language model replaces the word embedding layer as ELMo does in the
+// Comp-Clip paper (section 3, "Pretrained Language Model"), its weights
+// fixed. A network encoder's states (USE-Lite, BERT) are then the same in
+// every epoch and for every question a sentence appears in, so they are
+// computed here, once per prepared sentence, instead of in every forward
+// pass; static vectors are a cheap lookup and are left to words.
+func (m *net[T]) sentence(s string) sentence[T] {
 	toks := m.enc.Tokenize(s)
 	if toks.Len() == 0 {
 		// An empty sentence still needs one step: a token without a vector.
@@ -277,11 +287,15 @@ func (m *net[T]) sentence(s string) sentence {
 			words[t] = true
 		}
 	}
-	return sentence{toks: toks, words: words}
+	out := sentence[T]{toks: toks, words: words}
+	if m.enc.Params().Count() > 0 {
+		out.states = m.rows.Value(func(tp *nn.Tape[T]) *nn.Var[T] { return m.enc.Encode(tp, toks) })
+	}
+	return out
 }
 
 // exactMatch is the column [T, 1] saying which of a's words occur in b.
-func exactMatch[T nn.Float](a, b sentence) *nn.Tensor[T] {
+func exactMatch[T nn.Float](a, b sentence[T]) *nn.Tensor[T] {
 	f := nn.NewTensor[T](a.toks.Len(), 1)
 	for i, t := range a.toks.Text {
 		if b.words[t] { // words leaves punctuation out
@@ -292,8 +306,13 @@ func exactMatch[T nn.Float](a, b sentence) *nn.Tensor[T] {
 }
 
 // words encodes a sentence's tokens, with word dropout in training.
-func (m *net[T]) words(tp *nn.Tape[T], toks encoder.Tokens) *nn.Var[T] {
-	x := m.enc.Encode(tp, toks)
+func (m *net[T]) words(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
+	var x *nn.Var[T]
+	if s.states != nil {
+		x = tp.Const(s.states)
+	} else {
+		x = m.enc.Encode(tp, s.toks)
+	}
 	if m.hyper.WordDropout > 0 {
 		x = tp.Dropout(x, m.hyper.WordDropout)
 	}
@@ -343,16 +362,16 @@ func (m *net[T]) cluster(tp *nn.Tape[T], x *nn.Var[T]) *nn.Var[T] {
 
 // forward computes the scores [n] of q's candidates on tp; infer spreads
 // the candidates over the cores (see nn.TapePool.StackRows).
-func (m *net[T]) forward(tp *nn.Tape[T], in *input, infer bool) *nn.Var[T] {
+func (m *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) *nn.Var[T] {
 	h := m.hyper
 	qs, cands := in.Text, in.Candidates
-	qBar := m.context(tp, m.words(tp, qs.toks))
+	qBar := m.context(tp, m.words(tp, qs))
 	// The candidates' context representations in one pass: the projections
 	// are one GEMM over all of the question's candidate words.
 	encoded := make([]*nn.Var[T], len(cands))
 	offsets := make([]int, len(cands)+1) // candidate i's rows of cBar
 	for i, cs := range cands {
-		encoded[i] = m.words(tp, cs.toks)
+		encoded[i] = m.words(tp, cs)
 		offsets[i+1] = offsets[i] + cs.toks.Len()
 	}
 	cBar := m.context(tp, tp.Stack(encoded...))

@@ -194,3 +194,42 @@ func TestArchitectureMismatch(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A network encoder's states are computed once, when a question is
+// prepared (the encoder is frozen); scoring from them must equal encoding
+// in the forward pass, and the encoder's weights must not train.
+func TestFrozenEncoderStatesComputedOnce(t *testing.T) {
+	enc := tinydata.USELite(t, 1)
+	h := tinyHypers()["compclip+lc"]
+	m, err := New(h, enc, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := tinydata.Question()
+	in := m.prepare(q)
+	if in.Text.states == nil {
+		t.Fatal("USE-Lite's states were not computed when preparing")
+	}
+	tp := nn.NewTape[float32](nil, 0)
+	tp.SetTrain(false)
+	cached := append([]float32(nil), m.forward(tp, in, false).Value.Data...)
+	in.Text.states = nil
+	for i := range in.Candidates {
+		in.Candidates[i].states = nil
+	}
+	tp.Reset()
+	recomputed := m.forward(tp, in, false).Value.Data
+	for i := range cached {
+		if d := cached[i] - recomputed[i]; d > 1e-6 || d < -1e-6 {
+			t.Fatalf("candidate %d: %v from the prepared states, %v encoding again", i, cached[i], recomputed[i])
+		}
+	}
+	if n, e := m.Params().Count(), enc.Params().Count(); n == 0 || e == 0 {
+		t.Fatalf("params: model %d, encoder %d", n, e)
+	}
+	for _, p := range m.Params().All() {
+		if strings.HasPrefix(p.Name, "encoder.") {
+			t.Fatalf("the encoder's %s is among the trained parameters", p.Name)
+		}
+	}
+}
