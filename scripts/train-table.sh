@@ -20,6 +20,9 @@
 #              can be stopped and resumed. Use one file per dataset and flags.
 #   REPORT     set: train nothing, print the table from the runs in RUNS
 #              (a row with fewer than the asked seeds says how many it has)
+#   MODELS     a folder: keep each trained model there, as "ROW-SEED.as2"
+#              with the row name's non-alphanumerics as "-" (for later
+#              studies, e.g. scripts/generalisation.sh)
 set -euo pipefail
 variants_file=$1
 dataset=${2:-wikiqa}
@@ -54,6 +57,10 @@ run() {
   map=$(sed -E 's/.*"map":([0-9.]+).*/\1/' <<<"$json")
   mrr=$(sed -E 's/.*"mrr":([0-9.]+).*/\1/' <<<"$json")
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$map" "$mrr" "$params" "$secs" >>"$runs"
+  if [ -n "${MODELS:-}" ]; then
+    mkdir -p "$MODELS"
+    cp "$m" "$MODELS/$(tr -cs 'A-Za-z0-9' '-' <<<"$name" | sed 's/-*$//')-$seed.as2"
+  fi
 }
 
 if [ -z "${NOHEADER:-}" ]; then

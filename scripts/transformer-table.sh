@@ -11,7 +11,8 @@
 #
 # Runs are logged in results/transformer-<dataset>.tsv (see RUNS in
 # train-table.sh): a stopped table resumes where it stopped, and REPORT=1
-# prints it without training. USE-Lite is read from $AS2_MODELS/use-lite
+# prints it without training. The models are kept in out/models/<dataset>.
+# USE-Lite is read from $AS2_MODELS/use-lite
 # (default ../shared/models/use-lite).
 #
 # The TL row starts from Comp-Clip + LM + LC pre-trained pointwise on
@@ -44,6 +45,7 @@ if [ ! -f "$tl" ] && [ -z "${REPORT:-}" ] && { [ -z "${ONLY:-}" ] || grep -qE "$
 fi
 
 export RUNS=${RUNS:-results/transformer-$dataset.tsv}
+export MODELS=${MODELS:-out/models/$dataset} # kept for scripts/generalisation.sh
 DEV=1 exec "$(dirname "$0")/train-table.sh" <(cat <<VARIANTS
 Cross-encoder_list (USE-Lite)|--arch crossencoder --listwise ${xdata[*]}
 Comp-Clip + LM (USE-Lite)|--arch compclip --encoder use-lite ${data[*]}

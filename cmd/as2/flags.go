@@ -15,6 +15,7 @@ import (
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/model"
 	_ "github.com/as2/as2/model/all" // links every architecture
+	"github.com/as2/as2/model/crossencoder"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/rank/cascade"
 )
@@ -122,7 +123,7 @@ func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
 	r.fs = fs
 	fs.StringVar(&r.name, "ranker", "wo+rr", "rule-based ranker: "+strings.Join(rank.Names, ", "))
-	fs.StringVar(&r.model, "model", "", "trained model file (from as2 train) to rank with, instead of --ranker")
+	fs.StringVar(&r.model, "model", "", "model file (from as2 train or as2 import) to rank with, instead of --ranker; a folder is a Hugging Face cross-encoder checkpoint, ranked as it is")
 	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
 	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")
 	fs.BoolVar(&r.opts.Punctuation, "punctuation", false, "count punctuation tokens as words")
@@ -183,13 +184,27 @@ func (r *rankerFlags) check() error {
 	return nil
 }
 
+// loadModel reads an as2 model file, or, given a folder, ranks with the
+// Hugging Face cross-encoder checkpoint in it as it is (what as2 import hf
+// would write).
+func loadModel(path string) (rank.Ranker, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		m, err := crossencoder.LoadHF(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: a folder is read as a Hugging Face checkpoint: %w", path, err)
+		}
+		return m, nil
+	}
+	return model.Load(path)
+}
+
 // build returns the ranker; qs is the collection for --idf collection.
 func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
 	if r.model != "" {
-		m, err := model.Load(r.model)
+		m, err := loadModel(r.model)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, notFound("--model", r.model, err)
@@ -201,7 +216,7 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	if r.cascade != "" {
 		c, err := cascade.Parse(r.cascade, func(name, file string) (rank.Ranker, error) {
 			if file != "" {
-				m, err := model.Load(file)
+				m, err := loadModel(file)
 				if err != nil && errors.Is(err, fs.ErrNotExist) {
 					return nil, &notFoundError{flag: "model file", path: file, err: err}
 				}

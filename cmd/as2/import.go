@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/as2/as2/encoder/bert"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/crossencoder"
@@ -43,14 +42,8 @@ and serve read like a trained one.
 				if len(args) != 2 {
 					return errors.New("import hf needs the checkpoint's folder")
 				}
-				enc, err := bert.LoadEncoder(args[1])
-				if err != nil {
-					return err
-				}
-				if enc.Head() == nil || enc.Head().ClassifierW == nil {
-					return fmt.Errorf("%s has no sequence classifier (architectures: %s): fine-tune it with as2 train --arch crossencoder --encoder hf:%s", args[1], enc.Model().Config.Architecture, args[1])
-				}
-				if m, err = crossencoder.New(crossencoder.Recipe(), enc, 1); err != nil {
+				var err error
+				if m, err = crossencoder.LoadHF(args[1]); err != nil {
 					return err
 				}
 			case "use-lite":

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/testkit/tinydata"
 )
 
 // run executes the as2 command in-process and returns its output and error.
@@ -186,5 +187,33 @@ func TestServeConfig(t *testing.T) {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
+	}
+}
+
+// --model accepts a Hugging Face cross-encoder folder, in rank and in a
+// cascade stage, as it accepts a model file.
+func TestRankHFFolder(t *testing.T) {
+	dir := tinydata.BERTDir(t)
+	doc := filepath.Join(t.TempDir(), "doc.txt")
+	if err := os.WriteFile(doc, []byte("Hamlet is a tragedy. Shakespeare wrote it in 1600. It is set in Denmark."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"rank", "--question", "Who wrote Hamlet?", "--document", doc, "--model", dir},
+		{"rank", "--question", "Who wrote Hamlet?", "--document", doc, "--cascade", "bm25:2,x=" + dir + ":1"},
+	} {
+		out, err := run(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if n := strings.Count(strings.TrimSpace(out), "\n"); n != 3 {
+			t.Fatalf("%v: want a header and 3 ranked sentences:\n%s", args, out)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "vocab.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "rank", "--question", "Who?", "--document", doc, "--model", dir); err == nil || !strings.Contains(err.Error(), "Hugging Face checkpoint") {
+		t.Fatalf("a folder without a tokenizer: %v", err)
 	}
 }

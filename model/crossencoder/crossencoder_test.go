@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,34 +22,6 @@ import (
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
 )
-
-// tinyBERTDir is the tiny BERT sequence classifier of encoder/bert's
-// tests with a vocab.txt of its 100 ids.
-func tinyBERTDir(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"config.json", "model.safetensors"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "encoder", "bert", "testdata", "tiny-bert-cls", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	vocab := []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
-	vocab = append(vocab, strings.Fields("who wrote hamlet ? is a tragedy . shakespeare it in denmark 1600 ##s ##ed")...)
-	for _, c := range "abcdefghijklmnopqrstuvwxyz0123456789" {
-		vocab = append(vocab, string(c), "##"+string(c))
-	}
-	for len(vocab) < 100 {
-		vocab = append(vocab, "[unused"+strings.Repeat("x", len(vocab))+"]")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "vocab.txt"), []byte(strings.Join(vocab, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 func mustNew(t testing.TB, h Hyper, enc encoder.Encoder[float32]) *Model {
 	t.Helper()
@@ -72,7 +45,7 @@ func scores(t testing.TB, m model.Model, q *dataset.Question) []float64 {
 // Classify's logit₁ − logit₀; the batched, bucketed inference gives the
 // training pass's scores; and the model file restores both models.
 func TestScoresAndRoundTrip(t *testing.T) {
-	dir := tinyBERTDir(t)
+	dir := tinydata.BERTDir(t)
 	benc, err := bert.LoadEncoder(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -252,5 +225,36 @@ func TestScoreHonoursDeadline(t *testing.T) {
 		if _, err := m.Score(ctx, q); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("deadline after %d checks: error %v", after, err)
 		}
+	}
+}
+
+// A checkpoint folder ranks as it is: LoadHF is the model as2 import hf
+// writes, and a checkpoint without a classifier is refused with a hint.
+func TestLoadHF(t *testing.T) {
+	dir := tinydata.BERTDir(t)
+	m, err := LoadHF(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := bert.LoadEncoder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := mustNew(t, Recipe(), enc).Score(context.Background(), tinydata.Question())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Score(context.Background(), tinydata.Question())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("LoadHF scores %v, the imported model %v", got, want)
+	}
+	if err := os.Remove(filepath.Join(dir, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadHF(dir); err == nil || !strings.Contains(err.Error(), "model.safetensors") {
+		t.Fatalf("a folder without weights: %v", err)
 	}
 }

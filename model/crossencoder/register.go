@@ -1,7 +1,10 @@
 package crossencoder
 
 import (
+	"fmt"
+
 	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/model"
 )
@@ -47,4 +50,20 @@ func flags(fs model.FlagSet, h *Hyper) {
 // a larger rate than BERT's twelve (2e-5 to 5e-5, Devlin et al. 2019).
 func training(_ bool, obj model.Objective) model.Training {
 	return model.Training{Objective: obj, Epochs: 2, LR: 2e-4, Batch: 8, ClipNorm: 1, KeepBest: true}
+}
+
+// LoadHF is the ranker of a Hugging Face cross-encoder checkpoint folder
+// (BertForSequenceClassification: config.json, model.safetensors,
+// vocab.txt or tokenizer.json; e.g. an MS MARCO MiniLM reranker), scoring
+// with its own classifier, untrained by as2. A checkpoint without a
+// sequence classifier is an encoder to fine-tune, not a ranker.
+func LoadHF(dir string) (*Model, error) {
+	enc, err := bert.LoadEncoder(dir)
+	if err != nil {
+		return nil, err
+	}
+	if enc.Head() == nil || enc.Head().ClassifierW == nil {
+		return nil, fmt.Errorf("%s has no sequence classifier (architectures: %s): fine-tune it with as2 train --arch crossencoder --encoder hf:%s", dir, enc.Model().Config.Architecture, dir)
+	}
+	return New(Recipe(), enc, 1)
 }

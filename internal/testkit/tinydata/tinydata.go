@@ -5,6 +5,9 @@ package tinydata
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -64,6 +67,41 @@ func USELite(t testing.TB, seed uint64) *uselite.Encoder {
 		t.Fatal(err)
 	}
 	return enc
+}
+
+// BERTDir is a Hugging Face checkpoint folder: the tiny random BERT
+// sequence classifier of encoder/bert's tests (2 layers, width 32; its
+// weights from scripts/bert-reference.py) with a vocab.txt of its 100 ids,
+// Question's words among them.
+func BERTDir(t testing.TB) string {
+	t.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("tinydata: cannot locate the source tree")
+	}
+	src := filepath.Join(filepath.Dir(self), "..", "..", "..", "encoder", "bert", "testdata", "tiny-bert-cls")
+	dir := t.TempDir()
+	for _, f := range []string{"config.json", "model.safetensors"} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vocab := []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+	vocab = append(vocab, strings.Fields("who wrote hamlet ? is a tragedy . shakespeare it in denmark 1600 ##s ##ed")...)
+	for _, c := range "abcdefghijklmnopqrstuvwxyz0123456789" {
+		vocab = append(vocab, string(c), "##"+string(c))
+	}
+	for len(vocab) < 100 {
+		vocab = append(vocab, "[unused"+strings.Repeat("x", len(vocab))+"]")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vocab.txt"), []byte(strings.Join(vocab, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // Question is "Who wrote Hamlet?" with four candidates, the second correct.
