@@ -135,6 +135,11 @@ func (m *Memory) validate() error {
 		if l := m.Offsets[i+1] - m.Offsets[i]; l < 1 || l > maxRowsPer {
 			return fmt.Errorf("answer %d has %d rows: want 1 to %d", i, l, maxRowsPer)
 		}
+		for _, s := range []string{m.IDs[i], m.Texts[i]} {
+			if len(s) > maxString || !utf8.ValidString(s) {
+				return fmt.Errorf("answer %d: an id or text of %d bytes that is not UTF-8 or longer than %d", i, len(s), maxString)
+			}
+		}
 	}
 	w := m.Words()
 	if len(m.Bits) != m.Offsets[n]*w {

@@ -197,6 +197,7 @@ func TestMemoryWriteInvalid(t *testing.T) {
 		"empty":   {Dim: 3, IDs: []string{"a"}, Texts: []string{"a"}, Offsets: []int{0, 0}},
 		"bits":    {Dim: 3, IDs: []string{"a"}, Texts: []string{"a"}, Offsets: []int{0, 1}, Bits: []uint64{1, 2}},
 		"padding": {Dim: 3, IDs: []string{"a"}, Texts: []string{"a"}, Offsets: []int{0, 1}, Bits: []uint64{8}},
+		"utf8":    {Dim: 3, IDs: []string{"a"}, Texts: []string{"\xff"}, Offsets: []int{0, 1}, Bits: []uint64{1}},
 	} {
 		if _, err := mem.WriteTo(&bytes.Buffer{}); err == nil {
 			t.Errorf("%s: written", name)
