@@ -8,5 +8,6 @@ import (
 	_ "github.com/as2/as2/model/compagg"      // ca, compclip
 	_ "github.com/as2/as2/model/cosinet"      // cosinet
 	_ "github.com/as2/as2/model/crossencoder" // crossencoder
+	_ "github.com/as2/as2/model/has"          // has
 	_ "github.com/as2/as2/model/sentcos"      // sentence-cosine
 )

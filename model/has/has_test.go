@@ -1,0 +1,186 @@
+package has
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/train"
+)
+
+// tinyHypers covers every mode at tiny sizes.
+func tinyHypers() map[string]Hyper {
+	hs := map[string]Hyper{}
+	for _, mode := range Modes {
+		h := PaperHyper()
+		h.Mode, h.Hidden, h.AttnHidden = mode, 3, 4
+		hs[mode] = h
+	}
+	return hs
+}
+
+// tiny builds a model over the tiny vectors, failing t on an error.
+func tiny(t testing.TB, h Hyper, seed uint64) *Model {
+	t.Helper()
+	m, err := New(h, tinydata.Static[float32](t), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*Hyper)
+		want string
+	}{
+		{"mode", func(h *Hyper) { h.Mode = "max" }, "mode"},
+		{"hidden", func(h *Hyper) { h.Hidden = 0 }, "hidden size"},
+		{"attention", func(h *Hyper) { h.AttnHidden = -1 }, "attention hidden"},
+		{"beta below 1", func(h *Hyper) { h.Beta = 0.5 }, "beta"},
+		{"beta NaN", func(h *Hyper) { h.Beta = nan() }, "beta"},
+		{"delta", func(h *Hyper) { h.Delta = -1 }, "delta"},
+		{"dropout", func(h *Hyper) { h.WordDropout = 1 }, "dropout"},
+		{"encoder", func(h *Hyper) { h.Encoder = "use-lite" }, "encoder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := PaperHyper()
+			c.edit(&h)
+			_, err := New(h, tinydata.Static[float32](t), 1)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one about %q", err, c.want)
+			}
+		})
+	}
+	if _, err := New(PaperHyper(), nil, 1); err == nil {
+		t.Fatal("no error without an encoder")
+	}
+}
+
+func nan() float64 { z := 0.0; return z / z }
+
+// The registry builds the architecture from its flags.
+func TestRegistryFlags(t *testing.T) {
+	a, err := model.Lookup(Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.New(false, map[string]string{"has-mode": "attention", "beta": "2", "delta": "1e-5", "hidden": "3", "attention-hidden": "2"}, tinydata.Static[float32](t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.(*Model).Hyper()
+	if h.Mode != Attention || h.Beta != 2 || h.Delta != 1e-5 || h.Hidden != 3 || h.AttnHidden != 2 {
+		t.Fatalf("hyper %+v", h)
+	}
+	if _, err := a.New(false, map[string]string{"has-mode": "nope"}, tinydata.Static[float32](t), 1); err == nil {
+		t.Fatal("bad mode accepted")
+	}
+	if got := a.Describe(m); got != Attention {
+		t.Fatalf("Describe %q", got)
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	for name, h := range tinyHypers() {
+		t.Run(name, func(t *testing.T) {
+			m := tiny(t, h, 3)
+			q := tinydata.Question()
+			want, err := m.Score(context.Background(), q)
+			if err != nil || len(want) != 4 {
+				t.Fatal(want, err)
+			}
+			var buf bytes.Buffer
+			if err := model.Write(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			back, err := model.Read(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := back.Score(context.Background(), q); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("scores %v after loading, %v before", got, want)
+			}
+			if back.(*Model).Fingerprint() != m.Fingerprint() {
+				t.Fatal("the fingerprint changed on reload")
+			}
+		})
+	}
+}
+
+// At test time a hash-mode answer's states are ±1: its scores are those
+// of the attention over sgn(V), which the float64 training path with a
+// very large β reaches.
+func TestHashInferenceIsBinary(t *testing.T) {
+	h := tinyHypers()[Hash]
+	h.WordDropout = 0
+	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Moved off zero biases, so that no state is exactly 0 (an empty
+	// sentence's would be, and tanh(0) = 0 is no sign).
+	rng := nn.NewRNG(5)
+	for _, p := range n.ps.All() {
+		for i := range p.Value.Data {
+			p.Value.Data[i] += 0.1 * rng.NormFloat64()
+		}
+	}
+	in := n.prepare(tinydata.Question())
+	tp := nn.NewTape[float64](nil, 1)
+	want, _ := n.forward(tp, in, true)
+	n.hyper.Beta = 1e9 // tanh(βx) is sgn(x) to float precision for these states
+	got, jc := n.forward(tp, in, false)
+	for i := range want.Value.Data {
+		if d := want.Value.Data[i] - got.Value.Data[i]; d > 1e-6 || d < -1e-6 {
+			t.Fatalf("candidate %d: %v at test time, %v with β = 1e9", i, want.Value.Data[i], got.Value.Data[i])
+		}
+	}
+	if jc == nil || len(jc.Value.Data) != 4 {
+		t.Fatal("no constraints in training")
+	}
+}
+
+// TestTrainTiny checks that every mode learns to put the answer first
+// under the paper's triplet loss, and that hash-mode training keeps a
+// code per training answer.
+func TestTrainTiny(t *testing.T) {
+	for name, h := range tinyHypers() {
+		m := tiny(t, h, 3)
+		qs := []dataset.Question{*tinydata.Question()}
+		obj := model.TripletHinge{Margin: 0.1}
+		if _, err := train.Train(context.Background(), m, qs, train.Options{Training: model.Training{Objective: obj, Epochs: 40, LR: 0.02}}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.Score(context.Background(), &qs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s[1] <= s[0] || s[1] <= s[2] || s[1] <= s[3] {
+			t.Errorf("%s: the answer is not ranked first after training: %v", name, s)
+		}
+		answers, flips := m.CodeStats()
+		if h.Mode == Hash && (answers != 4 || flips < 0 || flips > 1) {
+			t.Errorf("%s: %d codes (flip rate %v), want 4", name, answers, flips)
+		}
+		if h.Mode != Hash && answers != 0 {
+			t.Errorf("%s: %d codes, want none", name, answers)
+		}
+	}
+}
+
+// Loss refuses an input another model prepared.
+func TestLossForeignInput(t *testing.T) {
+	m := tiny(t, tinyHypers()[Hash], 1)
+	tp := nn.NewTape[float32](m.Params().NewGrads(), 1)
+	if _, err := m.Loss(tp, &model.Prepared[int]{Q: tinydata.Question()}, model.TripletHinge{Margin: 0.1}); err == nil {
+		t.Fatal("foreign input accepted")
+	}
+}
