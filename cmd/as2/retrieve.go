@@ -100,7 +100,9 @@ instead of encoding the pool.`,
 		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.pool, "pool", "", "ReQA pool file (as2 data reqa)")
