@@ -338,3 +338,30 @@ func TestSearchErrors(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// benchSearch times top-10 searches of x holding n random 512-dimensional
+// vectors (USE-Lite's width).
+func benchSearch(b *testing.B, x Index[[]float32, []float32], n int) {
+	aids, vecs := randomVecs(n, 512, 6)
+	if err := x.Add(aids, vecs); err != nil {
+		b.Fatal(err)
+	}
+	_, qs := randomVecs(16, 512, 7)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := x.Search(context.Background(), qs[i%len(qs)], 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mvectors/s")
+}
+
+func BenchmarkFlatSearch20k(b *testing.B) {
+	x, _ := NewFlat(512)
+	benchSearch(b, x, 20000)
+}
+
+func BenchmarkBinarySearch20k(b *testing.B) {
+	x, _ := NewBinary(512)
+	benchSearch(b, x, 20000)
+}
