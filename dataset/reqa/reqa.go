@@ -139,16 +139,6 @@ func Load(path, split string) (*Pool, error) {
 	return pool, nil
 }
 
-// Answer returns the answer with id, and whether there is one.
-func (p *Pool) Answer(id string) (Answer, bool) {
-	for _, a := range p.Answers {
-		if a.ID == id {
-			return a, true
-		}
-	}
-	return Answer{}, false
-}
-
 // IDs and Texts return the answers' ids and texts, in pool order, as an
 // index builds from them.
 func (p *Pool) IDs() []string {
