@@ -15,8 +15,25 @@
 //     persists through an io.Writer (its kind's reader rebuilds it);
 //   - a Retriever joins the two: question text in, best answers out.
 //
-// This package defines the seam only; the dual encoders, HAS and the index
-// kinds (exact scans, binary codes, HNSW, a distributed engine) fill it.
+// # Index kinds
+//
+// This package defines the seam and its embedded index kinds; the dual
+// encoders and HAS fill the encoder side.
+//
+//   - Flat: the exact scan over float32 vectors by inner product, on
+//     as2's dot-product kernel, split over the CPUs for big pools.
+//   - Binary: the exact scan over bit-packed sign codes by Hamming
+//     distance (popcount), the nearest Rescore rescored by their float
+//     vectors.
+//   - BM25: an inverted index scored by rank's BM25 (with Terms, the
+//     lexical encoder), the first baseline of answer retrieval.
+//
+// Every kind writes itself (WriteTo) in one checked format: a magic, the
+// kind, a format version, the kind's body and a CRC-32C; ReadFlat,
+// ReadBinary and ReadBM25 refuse another kind, an unknown version or a
+// damaged file with a clear error (wrapping ErrCorrupt for damage), and
+// never allocate more than the bytes present justify (FuzzRead). Commands
+// write index files atomically (a temporary file renamed over the target).
 package index
 
 import (

@@ -231,17 +231,26 @@ func (b BM25) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
 		for _, t := range ct {
 			tf[t]++
 		}
-		norm := 1 - bb
-		if coll.AvgLen > 0 {
-			norm += bb * float64(len(ct)) / coll.AvgLen
-		}
 		for _, t := range qTerms {
-			if f := float64(tf[t]); f > 0 {
-				s[i] += coll.IDF(t) * f * (k1 + 1) / (f + k1*norm)
+			if f := tf[t]; f > 0 {
+				s[i] += BM25Term(coll.IDF(t), f, len(ct), coll.AvgLen, k1, bb)
 			}
 		}
 	}
 	return s, nil
+}
+
+// BM25Term is one question term's contribution to a sentence's BM25
+// score: idf·f·(k1+1) / (f + k1·(1 − b + b·len/avgLen)), for a term that
+// occurs f times in a sentence of len terms (avgLen 0: no length
+// normalisation). BM25 and the inverted index of package index share it.
+func BM25Term(idf float64, f, length int, avgLen, k1, b float64) float64 {
+	norm := 1 - b
+	if avgLen > 0 {
+		norm += b * float64(length) / avgLen
+	}
+	ff := float64(f)
+	return idf * ff * (k1 + 1) / (ff + k1*norm)
 }
 
 // IDFOverlap sums the IDF of the unique terms a candidate shares with the

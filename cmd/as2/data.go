@@ -20,7 +20,7 @@ func newDataCmd() *cobra.Command {
 		Use:   "data",
 		Short: "Inspect datasets",
 	}
-	cmd.AddCommand(newDataStatsCmd(), newDataAugmentCmd())
+	cmd.AddCommand(newDataStatsCmd(), newDataAugmentCmd(), newDataReQACmd())
 	return cmd
 }
 

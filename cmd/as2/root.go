@@ -60,6 +60,6 @@ is not given.`,
 		}
 		return nil
 	}
-	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd())
+	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd(), newRetrieveCmd())
 	return root
 }

@@ -147,25 +147,32 @@ func ReadFile(path string) ([]dataset.Question, error) {
 }
 
 func readArticlesFile(path string) ([]Article, error) {
+	return readFileWith(path, ReadArticles)
+}
+
+// readFileWith opens path, the official zip (its first .json member) or
+// JSON, plain or gzip-compressed, and parses it with read.
+func readFileWith[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	var zero T
 	if strings.EqualFold(filepath.Ext(path), ".zip") {
 		zr, err := zip.OpenReader(path)
 		if err != nil {
-			return nil, &dataset.ParseError{File: path, Err: fmt.Errorf("reading zip: %w", err)}
+			return zero, &dataset.ParseError{File: path, Err: fmt.Errorf("reading zip: %w", err)}
 		}
 		defer zr.Close()
 		for _, m := range zr.File {
 			if strings.HasSuffix(m.Name, ".json") {
 				rc, err := m.Open()
 				if err != nil {
-					return nil, &dataset.ParseError{File: path, Err: fmt.Errorf("member %s: %w", m.Name, err)}
+					return zero, &dataset.ParseError{File: path, Err: fmt.Errorf("member %s: %w", m.Name, err)}
 				}
 				defer rc.Close()
-				return ReadArticles(rc, path+"#"+m.Name)
+				return read(rc, path+"#"+m.Name)
 			}
 		}
-		return nil, &dataset.ParseError{File: path, Err: errors.New("zip holds no .json member")}
+		return zero, &dataset.ParseError{File: path, Err: errors.New("zip holds no .json member")}
 	}
-	return dataset.ReadFile(path, ReadArticles)
+	return dataset.ReadFile(path, read)
 }
 
 // Splits are the SQuAD-sent splits: dev, the whole official v1.1 dev set

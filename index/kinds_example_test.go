@@ -1,0 +1,80 @@
+package index_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/as2/as2/index"
+	"github.com/as2/as2/rank"
+)
+
+// An exact index of float vectors, saved and read back.
+func ExampleFlat() {
+	ctx := context.Background()
+	idx, err := index.NewFlat(3)
+	if err != nil {
+		panic(err)
+	}
+	if err := idx.Add([]string{"north", "east", "up"}, [][]float32{{0, 1, 0}, {1, 0, 0}, {0, 0, 1}}); err != nil {
+		panic(err)
+	}
+	var file bytes.Buffer
+	if _, err := idx.WriteTo(&file); err != nil {
+		panic(err)
+	}
+	back, err := index.ReadFlat(&file)
+	if err != nil {
+		panic(err)
+	}
+	hits, err := back.Search(ctx, []float32{0.9, 0.4, 0}, 2)
+	if err != nil {
+		panic(err)
+	}
+	for _, h := range hits {
+		fmt.Printf("%s %.1f\n", h.ID, h.Score)
+	}
+	// Output:
+	// east 0.9
+	// north 0.4
+}
+
+// Binary codes find the candidates by Hamming distance; their float
+// vectors order them.
+func ExampleBinary() {
+	idx, err := index.NewBinary(4)
+	if err != nil {
+		panic(err)
+	}
+	idx.Rescore = 2
+	if err := idx.Add([]string{"a", "b", "c"}, [][]float32{{1, 1, -1, -1}, {2, 1, -1, 0.5}, {-1, -1, 1, 1}}); err != nil {
+		panic(err)
+	}
+	hits, err := idx.Search(context.Background(), []float32{1, 1, -1, -0.5}, 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(hits[0].ID, index.Hamming(index.Code(nil, []float32{1, 1, -1, -0.5}), index.Code(nil, []float32{-1, -1, 1, 1})))
+	// Output: b 4
+}
+
+// BM25 retrieves from a pool of sentences with rank's BM25 scoring.
+func ExampleNewBM25Retriever() {
+	ctx := context.Background()
+	r, _, err := index.NewBM25Retriever(ctx, rank.DefaultOptions(),
+		[]string{"s1", "s2", "s3"},
+		[]string{"Hamlet is a tragedy by Shakespeare.", "Paris is the capital of France.", "The Seine flows through Paris."})
+	if err != nil {
+		panic(err)
+	}
+	hits, err := r.Retrieve(ctx, "What is the capital of France?", 2)
+	if err != nil {
+		panic(err)
+	}
+	for _, h := range hits {
+		fmt.Println(h.ID)
+	}
+	// Output:
+	// s2
+	// s3
+}
