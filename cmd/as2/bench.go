@@ -193,7 +193,7 @@ timed (its speed does not depend on the weights).`,
 	fs := cmd.Flags()
 	data.register(fs, "all")
 	fs.StringVar(&modelFile, "model", "", "model file to time (default: an untrained Cosinet+BiRNN)")
-	fs.StringVar(&embedFile, "embeddings", "", "word vectors for the untrained model (default $AS2_DATA/embeddings/glove.6B.100d.wink.as2-vocab.txt.gz)")
+	fs.StringVar(&embedFile, "embeddings", "", "word vectors for the untrained model (default: as for as2 train)")
 	fs.IntVar(&repeat, "repeat", 3, "passes over the questions")
 	fs.IntVar(&concurrency, "concurrency", 1, "clients scoring questions at the same time (the number of cores measures throughput)")
 	fs.StringVar(&format, "format", "table", "output: table or json")

@@ -18,9 +18,9 @@ import (
 func newDataCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "data",
-		Short: "Inspect datasets",
+		Short: "Download and inspect datasets",
 	}
-	cmd.AddCommand(newDataStatsCmd(), newDataAugmentCmd(), newDataReQACmd())
+	cmd.AddCommand(newDataGetCmd(), newDataStatsCmd(), newDataAugmentCmd(), newDataReQACmd())
 	return cmd
 }
 

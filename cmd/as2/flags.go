@@ -43,7 +43,7 @@ func warnEmpty(w io.Writer, what string, p dataset.EmptyPolicy, c dataset.EmptyC
 
 func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
 	fs.StringVar(&d.name, "dataset", "", "benchmark: "+strings.Join(catalog.Names, ", ")+" (jsonl and tsv are as2's formats for your own data)")
-	fs.StringVar(&d.path, "path", "", "dataset folder or file (default $AS2_DATA/<dataset>, $AS2_DATA defaulting to ../shared/data)")
+	fs.StringVar(&d.path, "path", "", "dataset folder or file (default <data folder>/<dataset>: $AS2_DATA, else ../shared/data if it exists, else the per-user folder of as2 data get)")
 	fs.StringVar(&d.split, "split", "", "split: train, dev, test (wikiqa); train, train-all, dev, test, raw-dev, raw-test (trecqa; dev/test are the clean sets); dev, or its article-disjoint halves train and test (squad). Default test (squad: dev)")
 	fs.StringVar(&d.subset, "subset", subsetDefault, "questions to keep: all, answered (>= 1 correct candidate; the Cosinet paper), filtered (>= 1 correct and >= 1 incorrect; the WikiQA paper's -filtered.ref)")
 	fs.Uint64Var(&d.seed, "shuffle-seed", 1, "seed for shuffling TrecQA candidates, which the files store positives first")

