@@ -15,10 +15,12 @@
 # USE-Lite is read from $AS2_MODELS/use-lite
 # (default ../shared/models/use-lite).
 #
-# The TL row starts from Comp-Clip + LM + LC pre-trained pointwise on
-# SQuAD-sent's article-disjoint train half (5,281 questions; the test half
-# and WikiQA/TrecQA are never seen), built once with seed 1 and cached in
-# $PRETRAINED (default ./pretrained).
+# The TL rows start from a model pre-trained on SQuAD-sent's
+# article-disjoint train half (5,281 questions; the test half and
+# WikiQA/TrecQA are never seen): Comp-Clip + LM + LC pointwise for 2
+# epochs, the cross-encoder listwise for 1 (TANDA-style transfer, Garg et
+# al. 2020), each built once with seed 1 and cached in $PRETRAINED
+# (default ./pretrained).
 set -euo pipefail
 dataset=${1:-wikiqa}
 seeds=${2:-5}
@@ -36,12 +38,21 @@ if [ "$dataset" = trecqa ]; then
   # preparing its 55k sentences' USE-Lite states 7 minutes for Comp-Clip.
   data=(--train-split train)
 fi
+# pretrain OUT ROW FLAGS... trains OUT on SQuAD-sent's train half (seed 1)
+# unless it exists, and only when ROW is to run (never with REPORT).
+pretrain() {
+  local out=$1 row=$2
+  shift 2
+  if [ ! -f "$out" ] && [ -z "${REPORT:-}" ] && { [ -z "${ONLY:-}" ] || grep -qE "$ONLY" <<<"$row"; }; then
+    mkdir -p "$pre"
+    echo "pre-training $out on SQuAD-sent's train half..." >&2
+    "$as2" train --dataset squad --train-split train --dev-split none --seed 1 --quiet "$@" --out "$out" >&2
+  fi
+}
 tl="$pre/squad-train-compclip-uselite-lc$lck.as2"
-if [ ! -f "$tl" ] && [ -z "${REPORT:-}" ] && { [ -z "${ONLY:-}" ] || grep -qE "$ONLY" <<<"Comp-Clip + LM + LC + TL"; }; then
-  mkdir -p "$pre"
-  echo "pre-training $tl on SQuAD-sent's train half..." >&2
-  "$as2" train --arch compclip --encoder use-lite --clusters 8 --cluster-k "$lck" --dataset squad --train-split train --dev-split none --epochs 2 --seed 1 --quiet --out "$tl" >&2
-fi
+pretrain "$tl" "Comp-Clip + LM + LC + TL" --arch compclip --encoder use-lite --clusters 8 --cluster-k "$lck" --epochs 2
+xtl="$pre/squad-train-crossencoder-list.as2"
+pretrain "$xtl" "Cross-encoder_list + transfer (SQuAD-sent)" --arch crossencoder --listwise --epochs 1
 
 export RUNS=${RUNS:-results/transformer-$dataset.tsv}
 export MODELS=${MODELS:-out/models/$dataset} # kept for scripts/generalisation.sh
@@ -50,5 +61,6 @@ Cross-encoder_list (USE-Lite)|--arch crossencoder --listwise ${data[*]}
 Comp-Clip + LM (USE-Lite)|--arch compclip --encoder use-lite ${data[*]}
 Comp-Clip + LM + LC|--arch compclip --encoder use-lite --clusters 8 --cluster-k $lck ${data[*]}
 Comp-Clip + LM + LC + TL|--init $tl ${data[*]}
+Cross-encoder_list + transfer (SQuAD-sent)|--init $xtl --listwise ${data[*]}
 VARIANTS
 ) "$dataset" "$seeds" "$@"
