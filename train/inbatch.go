@@ -89,7 +89,9 @@ func batches(pairs []model.Pair, order []int, size int) [][]int {
 // triangular schedule, Progress after each step, a dev evaluation and
 // EpochEnd after each epoch, KeepBest, and a clear stop when the loss is
 // not finite. The epoch passed to the model's loss is fractional (epochs
-// done so far), for schedules such as ENDX's α ramp.
+// done so far), for schedules such as ENDX's α ramp. In the Summary,
+// Questions counts the training pairs, Skipped the pairs no batch could
+// take (a last lone pair, with no negatives), and Pairs the pairs seen.
 func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBatchOptions) (*Summary, error) {
 	if opts.Epochs < 1 {
 		return nil, fmt.Errorf("epochs %d: must be at least 1", opts.Epochs)

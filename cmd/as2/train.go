@@ -215,8 +215,12 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	} else if last := sum.Epochs[len(sum.Epochs)-1]; last.Dev {
 		dev = ", " + devText(last)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "trained %s: %d parameters, %d questions (%d skipped), %d pairs in %.1fs (%.0f pairs/s, %d cores, %s)%s; saved %s\n",
-		t.describe(m), sum.Params, sum.Questions, sum.Skipped, sum.Pairs, sum.Wall.Seconds(), float64(sum.Pairs)/sum.Wall.Seconds(),
+	unit := "questions"
+	if t.inBatch != nil {
+		unit = "training pairs" // in-batch: Questions counts pairs, Pairs the pairs seen
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "trained %s: %d parameters, %d %s (%d skipped), %d pairs in %.1fs (%.0f pairs/s, %d cores, %s)%s; saved %s\n",
+		t.describe(m), sum.Params, sum.Questions, unit, sum.Skipped, sum.Pairs, sum.Wall.Seconds(), float64(sum.Pairs)/sum.Wall.Seconds(),
 		runtime.GOMAXPROCS(0), nn.BLASName(), dev, t.out)
 	return nil
 }

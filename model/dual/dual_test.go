@@ -24,6 +24,16 @@ func tiny(t testing.TB, h Hyper, seed uint64) *Model {
 	return m
 }
 
+// TestSettings checks that as2's recipe and the paper's settings build.
+func TestSettings(t *testing.T) {
+	for name, h := range map[string]Hyper{"recipe": RecipeHyper(), "paper": PaperHyper()} {
+		m := tiny(t, h, 1)
+		if m.Dim() != h.Hops*2*h.Hidden {
+			t.Errorf("%s: vectors of %d", name, m.Dim())
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	for _, c := range []struct {
 		name string
