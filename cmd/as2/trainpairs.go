@@ -40,7 +40,7 @@ func (t *trainCmd) fitInBatch(cmd *cobra.Command, m model.Trainable, trainQs []d
 		counts = append(counts, fmt.Sprintf("%s: %d", a, len(more)))
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "training pairs: %s (%d in all)\n", strings.Join(counts, ", "), len(pairs))
-	io := train.InBatchOptions{Options: opts, InBatch: t.inBatch}
+	ibo := train.InBatchOptions{Options: opts, InBatch: t.inBatch}
 	if t.devPool != "" {
 		pool, err := reqa.ReadFile(t.devPool)
 		if err != nil {
@@ -50,7 +50,7 @@ func (t *trainCmd) fitInBatch(cmd *cobra.Command, m model.Trainable, trainQs []d
 		if !ok {
 			return nil, fmt.Errorf("--dev-pool: a %s model has no answer vectors", m.Config().Architecture)
 		}
-		io.DevRetrieval = func(ctx context.Context) (float64, error) {
+		ibo.DevRetrieval = func(ctx context.Context) (float64, error) {
 			r, err := vectorRetriever(ctx, vm, pool, nil)
 			if err != nil {
 				return 0, err
@@ -59,5 +59,5 @@ func (t *trainCmd) fitInBatch(cmd *cobra.Command, m model.Trainable, trainQs []d
 			return res.MRR, err
 		}
 	}
-	return train.InBatch(cmd.Context(), im, pairs, io)
+	return train.InBatch(cmd.Context(), im, pairs, ibo)
 }
