@@ -225,3 +225,39 @@ func TestSaveLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestUSELiteEncoder runs a dual encoder over USE-Lite's token states
+// (frozen, computed once per sentence) through training and a model file.
+func TestUSELiteEncoder(t *testing.T) {
+	h := tinyHypers()["bilstm-attention"]
+	h.Encoder = ""
+	m, err := New(h, tinydata.USELite(t, 1), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []model.PairInput
+	for _, p := range tinyPairs() {
+		batch = append(batch, m.PreparePair(model.Pair{Question: p[0], Answer: p[1]}))
+	}
+	tp := nn.NewTape(m.ps.NewGrads(), 1)
+	l, err := m.InBatchLoss(tp, batch, model.InBatchSoftmax, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp.Backward(l)
+	var buf bytes.Buffer
+	if err := model.Write(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := tinydata.Question()
+	want, _ := m.Score(context.Background(), q)
+	got, err := back.Score(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nntest.Close(t, "scores", got, want, 1e-6)
+}
