@@ -49,7 +49,7 @@ ablation) ramped over --gam-ramp epochs, in the loss
 
 // flags declares the flags that set the hyperparameters.
 func flags(fs model.FlagSet, h *Hyper) {
-	fs.StringVar(&h.Layer, "layer", h.Layer, "sequence layer over the token states: "+strings.Join(Layers, ", ")+" (dual)")
+	fs.StringVar(&h.Layer, "layer", h.Layer, "sequence layer over the token states: "+strings.Join(Layers, ", "))
 	fs.IntVar(&h.Hidden, "hidden", h.Hidden, "RNN size per direction, or the transformer's width")
 	fs.IntVar(&h.TLayers, "t-layers", h.TLayers, "transformer layers (the paper: 2)")
 	fs.IntVar(&h.Heads, "heads", h.Heads, "transformer self-attention heads")
