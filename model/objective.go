@@ -141,6 +141,39 @@ func (inBatchSoftmax) Loss(tp *nn.Tape[float32], sim *nn.Var[float32]) *nn.Var[f
 	return tp.Scale(tp.Sum(tp.Concat(losses...)), 1/float64(b))
 }
 
+// InBatchObjectives lists the in-batch objectives ParseInBatchObjective
+// knows.
+var InBatchObjectives = []string{"in-batch-softmax"}
+
+// ParseInBatchObjective returns the in-batch objective called name.
+func ParseInBatchObjective(name string) (InBatchObjective, error) {
+	if name == "in-batch-softmax" {
+		return InBatchSoftmax, nil
+	}
+	return nil, fmt.Errorf("in-batch objective %q: want one of %s", name, strings.Join(InBatchObjectives, ", "))
+}
+
+// Pair is a question and one of its correct answers: the training example
+// of a dual encoder.
+type Pair struct {
+	Question, Answer string
+}
+
+// PairInput is a Pair an architecture prepared (tokenised) once.
+type PairInput any
+
+// InBatchTrainable is a model trained on batches of (question, answer)
+// pairs under an InBatchObjective (train.InBatch), as dual encoders are.
+type InBatchTrainable interface {
+	Trainable
+	// PreparePair tokenises p for InBatchLoss.
+	PreparePair(p Pair) PairInput
+	// InBatchLoss records on tp the loss of a batch of prepared pairs;
+	// epoch is the number of epochs done so far, fractional, for losses
+	// whose weights follow a schedule.
+	InBatchLoss(tp *nn.Tape[float32], batch []PairInput, obj InBatchObjective, epoch float64) (*nn.Var[float32], error)
+}
+
 // Training holds the training settings an architecture recommends: plain
 // values, which the training loop takes as they are.
 type Training struct {

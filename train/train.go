@@ -64,12 +64,14 @@ type Progress struct {
 
 // EpochResult summarises one epoch.
 type EpochResult struct {
-	Epoch    int           `json:"epoch"`
-	Loss     float64       `json:"loss"` // mean training loss per question
-	Dev      bool          `json:"-"`    // whether the dev set was evaluated
-	DevMAP   float64       `json:"dev_map,omitempty"`
-	DevMRR   float64       `json:"dev_mrr,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	Epoch  int     `json:"epoch"`
+	Loss   float64 `json:"loss"` // mean training loss per question
+	Dev    bool    `json:"-"`    // whether the dev set was evaluated
+	DevMAP float64 `json:"dev_map,omitempty"`
+	DevMRR float64 `json:"dev_mrr,omitempty"`
+	// DevRetrievalMRR is InBatch's retrieval MRR on a dev pool.
+	DevRetrievalMRR float64       `json:"dev_retrieval_mrr,omitempty"`
+	Duration        time.Duration `json:"duration_ns"`
 }
 
 // Summary is Train's result.

@@ -18,6 +18,7 @@ import (
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/evaluation/retrieval"
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
 )
 
@@ -93,12 +94,15 @@ answers in its top N) is printed beside them.
 
 Retrievers: bm25 (an inverted index with rank's BM25: as2's tokenizer, no
 stemming, k1 and b as given), or use-lite[:PATH] (USE-Lite sentence vectors,
-zero-shot) searched by an exact --index: flat (float inner product) or binary
-(sign codes by Hamming distance, --rescore nearest rescored by their floats).
+zero-shot), or a model file (as2 train --arch dual: its answer tower encodes
+the pool, its question tower the questions), searched by an exact --index:
+flat (float inner product) or binary (sign codes by Hamming distance,
+--rescore nearest rescored by their floats).
 --save-index writes the built index (atomically); --load-index reads one
 instead of encoding the pool.`,
 		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
-  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx`,
+  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx
+  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -106,7 +110,7 @@ instead of encoding the pool.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.pool, "pool", "", "ReQA pool file (as2 data reqa)")
-	f.StringVar(&c.retriever, "retriever", "bm25", "bm25, or use-lite[:PATH]")
+	f.StringVar(&c.retriever, "retriever", "bm25", "bm25, use-lite[:PATH], or a model file that encodes answers into vectors (as2 train --arch dual)")
 	f.StringVar(&c.kind, "index", index.FlatKind, "index of sentence vectors: flat or binary")
 	f.IntVar(&c.rescore, "rescore", index.DefaultRescore, "binary index: nearest codes rescored by their float vectors")
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
@@ -190,51 +194,115 @@ func (c *retrieveEval) build(ctx context.Context, pool *reqa.Pool, stderr io.Wri
 		}
 		p := newProgress(stderr, len(pool.Answers), "encoding answers")
 		senc := index.SentenceEncoder{Embed: enc.Embed, Workers: c.workers, Progress: p.step}
-		desc := fmt.Sprintf("use-lite zero-shot, %s index", c.kind)
-		var x index.Index[[]float32, []float32]
-		switch c.kind {
-		case index.FlatKind:
-			if c.load != "" {
-				x, err = readIndexFile(c.load, index.ReadFlat)
-			} else {
-				x, err = index.NewFlat(enc.Dim())
-			}
-		case index.BinaryKind:
-			var b *index.Binary
-			if c.load != "" {
-				b, err = readIndexFile(c.load, index.ReadBinary)
-			} else {
-				b, err = index.NewBinary(enc.Dim())
-			}
-			if err == nil {
-				b.Rescore = c.rescore
-				desc += fmt.Sprintf(" (%d rescored)", c.rescore)
-			}
-			x = b
-		default:
-			return nil, "", fmt.Errorf("--index %q: want flat or binary", c.kind)
+		return c.vectorIndex(ctx, pool, senc, enc.Dim(), "use-lite zero-shot", p, stderr)
+	default:
+		// A model file whose architecture encodes answers into vectors
+		// (dual).
+		if _, err := os.Stat(name); err != nil {
+			return nil, "", fmt.Errorf("--retriever %q: want bm25, use-lite[:PATH] or a model file (%v)", name, err)
 		}
+		loaded, err := model.Load(name)
+		if err != nil {
+			return nil, "", fmt.Errorf("--retriever: %w", err)
+		}
+		vm, ok := loaded.(vectorModel)
+		if !ok {
+			return nil, "", fmt.Errorf("--retriever %s: a %s model does not encode answers into vectors (a dual model does)", name, loaded.Config().Architecture)
+		}
+		desc := loaded.Config().Architecture
+		if a, err := model.Lookup(desc); err == nil {
+			desc += " (" + a.Describe(loaded) + ")"
+		}
+		p := newProgress(stderr, len(pool.Answers), "encoding answers")
+		return c.vectorIndex(ctx, pool, vectorEncoder{vm, p.step}, vm.Dim(), desc+" from "+name, p, stderr)
+	}
+}
+
+// vectorModel is a model that encodes questions and answers into vectors
+// scored by inner product (dual.Model).
+type vectorModel interface {
+	Dim() int
+	Encode(ctx context.Context, texts []string, question bool, progress func(done int)) ([][]float32, error)
+}
+
+// vectorEncoder is a vectorModel as an index.Encoder.
+type vectorEncoder struct {
+	m        vectorModel
+	progress func(done int)
+}
+
+func (e vectorEncoder) EncodeAnswers(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.m.Encode(ctx, texts, false, e.progress)
+}
+
+func (e vectorEncoder) EncodeQuestion(ctx context.Context, text string) ([]float32, error) {
+	vs, err := e.m.Encode(ctx, []string{text}, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+// vectorRetriever encodes pool's answers with m into a Flat index.
+func vectorRetriever(ctx context.Context, m vectorModel, pool *reqa.Pool, progress func(int)) (index.Retriever, error) {
+	x, err := index.NewFlat(m.Dim())
+	if err != nil {
+		return nil, err
+	}
+	enc := vectorEncoder{m, progress}
+	if err := index.Build(ctx, enc, x, pool.IDs(), pool.Texts()); err != nil {
+		return nil, err
+	}
+	return index.NewRetriever[[]float32, []float32](enc, x), nil
+}
+
+// vectorIndex builds (or --load-index reads) the --index of pool's
+// answers encoded by senc, of dim values, and returns its retriever.
+func (c *retrieveEval) vectorIndex(ctx context.Context, pool *reqa.Pool, senc index.Encoder[[]float32, []float32], dim int, what string, p *progress, stderr io.Writer) (index.Retriever, string, error) {
+	desc := fmt.Sprintf("%s, %s index", what, c.kind)
+	var x index.Index[[]float32, []float32]
+	var err error
+	switch c.kind {
+	case index.FlatKind:
+		if c.load != "" {
+			x, err = readIndexFile(c.load, index.ReadFlat)
+		} else {
+			x, err = index.NewFlat(dim)
+		}
+	case index.BinaryKind:
+		var b *index.Binary
+		if c.load != "" {
+			b, err = readIndexFile(c.load, index.ReadBinary)
+		} else {
+			b, err = index.NewBinary(dim)
+		}
+		if err == nil {
+			b.Rescore = c.rescore
+			desc += fmt.Sprintf(" (%d rescored)", c.rescore)
+		}
+		x = b
+	default:
+		return nil, "", fmt.Errorf("--index %q: want flat or binary", c.kind)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if c.load == "" {
+		start := time.Now()
+		err := index.Build(ctx, senc, x, pool.IDs(), pool.Texts())
+		p.done()
 		if err != nil {
 			return nil, "", err
 		}
-		if c.load == "" {
-			start := time.Now()
-			err := index.Build(ctx, senc, x, pool.IDs(), pool.Texts())
-			p.done()
-			if err != nil {
-				return nil, "", err
-			}
-			fmt.Fprintf(stderr, "encoded %d answers in %.0fs\n", x.Len(), time.Since(start).Seconds())
-		}
-		if x.Len() != len(pool.Answers) {
-			return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", c.load, x.Len(), len(pool.Answers))
-		}
-		if err := c.saveIndex(x, stderr); err != nil {
-			return nil, "", err
-		}
-		return index.NewRetriever[[]float32, []float32](senc, x), desc, nil
+		fmt.Fprintf(stderr, "encoded %d answers in %.0fs\n", x.Len(), time.Since(start).Seconds())
 	}
-	return nil, "", fmt.Errorf("--retriever %q: want bm25 or use-lite[:PATH]", name)
+	if x.Len() != len(pool.Answers) {
+		return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", c.load, x.Len(), len(pool.Answers))
+	}
+	if err := c.saveIndex(x, stderr); err != nil {
+		return nil, "", err
+	}
+	return index.NewRetriever(senc, x), desc, nil
 }
 
 func readIndexFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {

@@ -47,7 +47,7 @@ func TestRetrieveEval(t *testing.T) {
 	}{
 		{[]string{"retrieve", "eval"}, "--pool is required"},
 		{[]string{"retrieve", "eval", "--pool", squad}, "--pool: " + squad + ":1: not an as2-reqa header"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", "tfidf"}, `--retriever "tfidf": want bm25 or use-lite[:PATH]`},
+		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", "tfidf"}, `--retriever "tfidf": want bm25, use-lite[:PATH] or a model file`},
 		{[]string{"retrieve", "eval", "--pool", pool, "--index", "binary"}, "not --retriever bm25"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
@@ -90,5 +90,65 @@ func TestRetrieveUSELite(t *testing.T) {
 	if _, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", "use-lite:"+model, "--index", "binary", "--load-index", idx); err == nil ||
 		!strings.Contains(err.Error(), `the file holds a "flat" index, not a "binary" one`) {
 		t.Errorf("a flat index read as binary: %v", err)
+	}
+}
+
+// TestTrainDualRetrieve trains a dual encoder in-batch through the command
+// line (with a dev pool), evaluates it on a ReQA pool with both vector
+// indexes and ranks with it, and checks the errors of the in-batch flags.
+func TestTrainDualRetrieve(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	squad := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(squad, []byte(tinySQuAD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := filepath.Join(dir, "pool.jsonl")
+	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(dir, "dual.as2")
+	for _, args := range [][]string{
+		{"--layer", "bilstm", "--hidden", "4", "--dev-path", data},
+		{"--layer", "gru", "--hidden", "4", "--pool", "mean", "--shared", "--dev-pool", pool, "--dev-split", "none"},
+		{"--layer", "transformer", "--hidden", "8", "--heads", "2", "--t-layers", "1", "--endx", "--cross-heads", "2", "--gam-qq", "0", "--dev-split", "none"},
+	} {
+		full := append([]string{"train", "--arch", "dual", "--objective", "in-batch-softmax", "--dataset", "jsonl", "--path", data, "--embeddings", vectors,
+			"--embeddings-format", "glove", "--epochs", "2", "--batch", "8", "--out", m}, args...)
+		out, err := run(t, full...)
+		if err != nil || !strings.Contains(out, "trained dual") || !strings.Contains(out, "in-batch-softmax") {
+			t.Fatalf("as2 %s: %v\n%s", strings.Join(full, " "), err, out)
+		}
+	}
+	for _, kind := range []string{"flat", "binary"} {
+		out, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", m, "--index", kind, "--format", "json")
+		if err != nil || !strings.Contains(out, `"mrr":`) || !strings.Contains(out, "ENDX transformer") {
+			t.Errorf("retrieve eval --index %s: %v\n%s", kind, err, out)
+		}
+	}
+	if out, err := run(t, "eval", "--model", m, "--dataset", "jsonl", "--path", data); err != nil || !strings.Contains(out, "map ") {
+		t.Errorf("eval: %v\n%s", err, out)
+	}
+	cosinet := filepath.Join(dir, "cosinet.as2")
+	if _, err := run(t, "train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove",
+		"--filters", "4", "--kernel", "2", "--epochs", "1", "--out", cosinet); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove", "--epochs", "1", "--out", m}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(base, "--arch", "cosinet", "--objective", "in-batch-softmax"), "cannot be trained on pairs"},
+		{append(base, "--arch", "dual", "--also", "wikiqa:train"), "--also and --dev-pool are for the in-batch objectives"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--also", "wikiqa"), `--also "wikiqa": want DATASET:SPLIT`},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--batch", "1"), "at least 2 pairs"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--endx", "--hidden", "5", "--cross-heads", "3"), "cross-attention heads"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers into vectors"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
 	}
 }

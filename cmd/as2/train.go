@@ -44,6 +44,11 @@ type trainCmd struct {
 	paper                bool
 	opts                 train.Options
 	quiet                bool
+	// In-batch training (dual encoders): the objective, extra datasets'
+	// pairs and a ReQA dev pool.
+	inBatch model.InBatchObjective
+	also    []string
+	devPool string
 	// owners maps each architecture flag to the architectures that have it.
 	owners map[string][]string
 }
@@ -106,7 +111,9 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.devSplit, "dev-split", "dev", "split to evaluate after each epoch (none: skip)")
 	fs.StringVar(&t.devPath, "dev-path", "", "dev file to evaluate after each epoch, for the jsonl and tsv datasets (which have no splits)")
 	fs.BoolVar(&t.paper, "paper", false, "the paper's settings instead of as2's recipe (see each architecture above)")
-	fs.StringVar(&t.objective, "objective", "pointwise", "training objective: "+strings.Join(model.Objectives, ", "))
+	fs.StringVar(&t.objective, "objective", "pointwise", "training objective: "+strings.Join(append(slices.Clone(model.Objectives), model.InBatchObjectives...), ", ")+" (in-batch: on (question, correct answer) pairs, the batch's other answers the negatives; dual)")
+	fs.StringSliceVar(&t.also, "also", nil, "in-batch objectives: more training pairs from DATASET:SPLIT (repeatable), e.g. trecqa:train-all, squad:train (SQuAD v1.1 dev's article-disjoint train half)")
+	fs.StringVar(&t.devPool, "dev-pool", "", "in-batch objectives: ReQA pool (as2 data reqa) whose retrieval MRR is measured after each epoch and, with --keep-best, selects the epoch")
 	fs.BoolVar(&t.listwise, "listwise", false, "shorthand for --objective listwise")
 	t.owners = declareArchFlags(fs)
 	o := &t.opts
@@ -190,7 +197,11 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := m.SetTraining(train.NewRecord(t.data.name, t.trainSplit, t.init, t.opts, sum)); err != nil {
+	rec := train.NewRecord(t.data.name, t.trainSplit, t.init, t.opts, sum)
+	if t.inBatch != nil {
+		rec = train.NewInBatchRecord(strings.Join(append([]string{t.data.name}, t.also...), "+"), t.trainSplit, t.init, train.InBatchOptions{Options: t.opts, InBatch: t.inBatch}, sum)
+	}
+	if err := m.SetTraining(rec); err != nil {
 		return err
 	}
 	if err := model.Save(t.out, m); err != nil {
@@ -199,14 +210,30 @@ func (t *trainCmd) exec(cmd *cobra.Command) error {
 	dev := ""
 	if sum.Kept > 0 {
 		r := sum.Epochs[sum.Kept-1]
-		dev = fmt.Sprintf(", kept epoch %d (dev MAP %.4f)", r.Epoch, r.DevMAP)
+		dev = fmt.Sprintf(", kept epoch %d (%s)", r.Epoch, devText(r))
 	} else if last := sum.Epochs[len(sum.Epochs)-1]; last.Dev {
-		dev = fmt.Sprintf(", dev MAP %.4f", last.DevMAP)
+		dev = ", " + devText(last)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "trained %s: %d parameters, %d questions (%d skipped), %d pairs in %.1fs (%.0f pairs/s, %d cores, %s)%s; saved %s\n",
-		t.describe(m), sum.Params, sum.Questions, sum.Skipped, sum.Pairs, sum.Wall.Seconds(), float64(sum.Pairs)/sum.Wall.Seconds(),
+	unit := "questions"
+	if t.inBatch != nil {
+		unit = "training pairs" // in-batch: Questions counts pairs, Pairs the pairs seen
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "trained %s: %d parameters, %d %s (%d skipped), %d pairs in %.1fs (%.0f pairs/s, %d cores, %s)%s; saved %s\n",
+		t.describe(m), sum.Params, sum.Questions, unit, sum.Skipped, sum.Pairs, sum.Wall.Seconds(), float64(sum.Pairs)/sum.Wall.Seconds(),
 		runtime.GOMAXPROCS(0), nn.BLASName(), dev, t.out)
 	return nil
+}
+
+// devText is an epoch's dev measures.
+func devText(r train.EpochResult) string {
+	var parts []string
+	if r.DevMAP != 0 || r.DevMRR != 0 {
+		parts = append(parts, fmt.Sprintf("dev MAP %.4f", r.DevMAP))
+	}
+	if r.DevRetrievalMRR != 0 {
+		parts = append(parts, fmt.Sprintf("dev-pool MRR %.4f", r.DevRetrievalMRR))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // describe names the trained model: architecture, what sets it apart (its
@@ -217,7 +244,14 @@ func (t *trainCmd) describe(m model.Model) string {
 	if err != nil {
 		return arch
 	}
-	return fmt.Sprintf("%s (%s, %s)", arch, a.Describe(m), t.opts.Objective.Name())
+	obj := "pointwise"
+	switch {
+	case t.inBatch != nil:
+		obj = t.inBatch.Name()
+	case t.opts.Objective != nil:
+		obj = t.opts.Objective.Name()
+	}
+	return fmt.Sprintf("%s (%s, %s)", arch, a.Describe(m), obj)
 }
 
 // archValues returns the architecture flags given, as text, after checking
@@ -292,9 +326,19 @@ func (t *trainCmd) initModel(fs *pflag.FlagSet, stderr io.Writer) (model.Trainab
 // defaults fills in the training settings left out from the
 // architecture's recommendation, and checks them.
 func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
-	obj, err := model.ParseObjective(t.objective)
-	if err != nil {
+	var obj model.Objective
+	var err error
+	if slices.Contains(model.InBatchObjectives, t.objective) {
+		if t.inBatch, err = model.ParseInBatchObjective(t.objective); err != nil {
+			return fmt.Errorf("--objective: %w", err)
+		}
+		if t.listwise {
+			return fmt.Errorf("--listwise and --objective %s: give one", t.objective)
+		}
+	} else if obj, err = model.ParseObjective(t.objective); err != nil {
 		return fmt.Errorf("--objective: %w", err)
+	} else if len(t.also) > 0 || t.devPool != "" {
+		return fmt.Errorf("--also and --dev-pool are for the in-batch objectives (%s), not --objective %s", strings.Join(model.InBatchObjectives, ", "), t.objective)
 	}
 	if t.listwise {
 		if fs.Changed("objective") && obj != model.Listwise {
@@ -316,6 +360,7 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	} else if t.devPath != "" {
 		return fmt.Errorf("--dev-path is for the jsonl and tsv datasets; %s has splits: use --dev-split", t.data.name)
 	}
+	noDev = noDev && t.devPool == "" // a dev pool measures in-batch training
 	a, err := model.Lookup(t.arch)
 	if err != nil {
 		return fmt.Errorf("--arch: %w", err)
@@ -395,12 +440,20 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 			bar.Clear()
 		}
 		dev := ""
-		if r.Dev {
+		if r.Dev && (r.DevMAP != 0 || r.DevMRR != 0) {
 			dev = fmt.Sprintf("  dev MAP %.4f  MRR %.4f", r.DevMAP, r.DevMRR)
+		}
+		if r.DevRetrievalMRR != 0 {
+			dev += fmt.Sprintf("  dev-pool MRR %.4f", r.DevRetrievalMRR)
 		}
 		fmt.Fprintf(stderr, "epoch %d: loss %.4f  %.1fs%s\n", r.Epoch, r.Loss, r.Duration.Seconds(), dev)
 	}
-	sum, err := train.Train(cmd.Context(), m, trainQs, opts)
+	var sum *train.Summary
+	if t.inBatch != nil {
+		sum, err = t.fitInBatch(cmd, m, trainQs, opts)
+	} else {
+		sum, err = train.Train(cmd.Context(), m, trainQs, opts)
+	}
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)

@@ -8,6 +8,7 @@ import (
 	_ "github.com/as2/as2/model/compagg"      // ca, compclip
 	_ "github.com/as2/as2/model/cosinet"      // cosinet
 	_ "github.com/as2/as2/model/crossencoder" // crossencoder
+	_ "github.com/as2/as2/model/dual"         // dual
 	_ "github.com/as2/as2/model/has"          // has
 	_ "github.com/as2/as2/model/sentcos"      // sentence-cosine
 )

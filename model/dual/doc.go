@@ -1,0 +1,43 @@
+// Package dual is the dual encoder for answer retrieval, and ENDX, its
+// training with a cross-encoder and the Geometry Alignment Mechanism
+// (Wang et al., "Enhancing Dual-Encoders with Question and Answer
+// Cross-Embeddings for Answer Retrieval", the ENDX paper).
+//
+// # Dual encoder (section 3.2)
+//
+// A question and an answer are encoded independently: the encoder's token
+// states (static GloVe vectors, USE-Lite, ...) go through a sequence layer
+// (an RNN, GRU or LSTM, one- or bidirectional, or a 2-layer transformer)
+// and an aggregator, multi-hop self-attention (Lin et al. 2017: A =
+// softmax(W_s2 tanh(W_s1 Hᵀ)), the embedding is the flattened A·H, with
+// Lin's penalty ‖AAᵀ − I‖²_F optional) or mean pooling. The question and
+// answer towers are one shared tower or two (Hyper.Shared). The score is
+// the inner product f(q, a) = R_q^dual · R_a^dual, so answers can be
+// encoded offline into an index (package index; Encoder is its
+// index.Encoder). Training is the in-batch softmax of Eq. 1
+// (model.InBatchSoftmax; train.InBatch), where the batch's other answers
+// are each question's negatives. As a rank.Ranker the model scores a
+// question's candidates by the same inner product.
+//
+// # ENDX (sections 3.3 to 3.5)
+//
+// With Hyper.ENDX, training adds a cross-encoder: its own sequence layer
+// gives H_q and H_a, and multi-head cross-attention both ways refines each
+// by its matched sentence (Eq. 2-3; the answer-attended question
+// H'_q = MHA(queries H_a, keys and values H_q)), then
+// H^cross = LayerNorm(H' + FFN(H')) (Eq. 4), aggregated like the dual
+// side into R^cross, trained by its own in-batch softmax L_cross (Eq. 5).
+// The Geometry Alignment Mechanism turns each side's in-batch inner
+// products into neighbour distributions p(a_j|q_i), p(q_j|a_i),
+// p(q_j|q_i) and p(a_j|a_i) (Eq. 6-8 with the inner-product kernel of
+// Eq. 10), and L_x = (1/B) Σ_i KL(p_cross(·|i) ‖ p_dual(·|i)) (Eq. 11);
+// L_ga = Σ α_x L_x (Eq. 12). The loss is
+// α_dual·L_dual + α_cross·L_cross + α_ga·L_ga (Eq. 13; 0.25, 0.25, 0.5),
+// with the four α_x ramped linearly from 0 over the first Hyper.Ramp
+// epochs (section 4.4). Only the dual encoder is used at inference; the
+// cross side is saved with the model but never runs outside training.
+//
+// The paper does not say whether GAM's gradient reaches the cross side;
+// Hyper.StopGrad cuts it (the cross distributions are then targets). A
+// zero α_x drops that term (the paper's Table 5 ablation).
+package dual

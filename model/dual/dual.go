@@ -1,0 +1,503 @@
+package dual
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/nn"
+)
+
+// Name is the architecture's name in flags and model files.
+const Name = "dual"
+
+// Layers lists the sequence layers over the token states.
+var Layers = []string{"rnn", "gru", "lstm", "birnn", "bigru", "bilstm", "transformer"}
+
+// The aggregators.
+const (
+	PoolAttention = "attention" // multi-hop self-attention (Lin et al. 2017)
+	PoolMean      = "mean"
+)
+
+// MaxLen is the most tokens a transformer tower reads; longer sentences
+// are cut (the RNNs read every token).
+const MaxLen = 512
+
+// Hyper are the hyperparameters, saved in the model file.
+type Hyper struct {
+	Layer       string  `json:"layer"`        // one of Layers
+	Hidden      int     `json:"hidden"`       // RNN size per direction, or the transformer's width
+	TLayers     int     `json:"t_layers"`     // transformer layers (the paper: 2)
+	Heads       int     `json:"heads"`        // transformer self-attention heads
+	Shared      bool    `json:"shared"`       // one tower for questions and answers
+	Pool        string  `json:"pool"`         // PoolAttention or PoolMean
+	Hops        int     `json:"hops"`         // r, attention hops (Lin et al.)
+	AttnHidden  int     `json:"attn_hidden"`  // d_a, the attention's hidden size
+	Penalty     float64 `json:"penalty"`      // coefficient of Lin's ‖AAᵀ − I‖²_F; 0: none
+	WordDropout float64 `json:"word_dropout"` // dropout on the token states, in training
+	Encoder     string  `json:"encoder"`      // the encoder's kind
+
+	// ENDX (sections 3.3-3.5): the cross-encoder and GAM, in training.
+	ENDX       bool    `json:"endx"`
+	CrossHeads int     `json:"cross_heads"` // heads of the cross-attention (the paper: 12)
+	AlphaDual  float64 `json:"alpha_dual"`  // Eq. 13 (the paper: 0.25)
+	AlphaCross float64 `json:"alpha_cross"` // Eq. 13 (0.25)
+	AlphaGA    float64 `json:"alpha_ga"`    // Eq. 13 (0.5)
+	AlphaAQ    float64 `json:"alpha_aq"`    // Eq. 12, final α_{a|q} (0.5)
+	AlphaQA    float64 `json:"alpha_qa"`    // α_{q|a} (0.5)
+	AlphaQQ    float64 `json:"alpha_qq"`    // α_{q|q} (the paper prints 1e4)
+	AlphaAA    float64 `json:"alpha_aa"`    // α_{a|a} (the paper prints 1e4)
+	Ramp       float64 `json:"ramp"`        // epochs over which the α_x rise from 0 (5); 0: none
+	StopGrad   bool    `json:"stop_grad"`   // GAM's gradient does not reach the cross side
+}
+
+// PaperHyper is the paper's setting for its non-BERT encoders (section
+// 4.4): a 2-layer encoder, multi-hop attention, 12 cross-attention heads,
+// α_dual, α_cross, α_ga = 0.25, 0.25, 0.5, α_{a|q} = α_{q|a} = 0.5 and
+// α_{q|q} = α_{a|a} = 1e4 as printed, ramped over 5 epochs. The hidden size,
+// hops and d_a are not given; they are as2's. The paper's encoder is a
+// transformer or RNN over 768-d BERT token embeddings; as2's default
+// encoder is static GloVe. Cross heads need the tower's width divisible by
+// them: 12 heads over a BiLSTM of 2·150.
+func PaperHyper() Hyper {
+	return Hyper{Layer: "bilstm", Hidden: 150, TLayers: 2, Heads: 6, Pool: PoolAttention, Hops: 2, AttnHidden: 128,
+		ENDX: true, CrossHeads: 12, AlphaDual: 0.25, AlphaCross: 0.25, AlphaGA: 0.5,
+		AlphaAQ: 0.5, AlphaQA: 0.5, AlphaQQ: 1e4, AlphaAA: 1e4, Ramp: 5}
+}
+
+// RecipeHyper is as2's default: the dual encoder alone (--endx turns the
+// cross-encoder on), with 6 cross-attention heads (a divisor of both 150
+// and 300, the widths of the RNNs and BiRNNs) and α_{q|q} = α_{a|a} = 0.5
+// rather than the printed 1e4. Not yet tuned on a dev set.
+func RecipeHyper() Hyper {
+	h := PaperHyper()
+	h.ENDX, h.CrossHeads = false, 6 // divides every width of hidden 150
+	h.AlphaQQ, h.AlphaAA = 0.5, 0.5
+	return h
+}
+
+func (h Hyper) validate() error {
+	alphas := []float64{h.AlphaDual, h.AlphaCross, h.AlphaGA, h.AlphaAQ, h.AlphaQA, h.AlphaQQ, h.AlphaAA}
+	switch {
+	case !slices.Contains(Layers, h.Layer):
+		return fmt.Errorf("layer %q: want one of %s", h.Layer, strings.Join(Layers, ", "))
+	case h.Hidden < 1 || h.Hidden > 4096:
+		return fmt.Errorf("hidden size %d: want 1 to 4096", h.Hidden)
+	case h.Layer == "transformer" && (h.TLayers < 1 || h.TLayers > 24):
+		return fmt.Errorf("transformer layers %d: want 1 to 24", h.TLayers)
+	case h.Layer == "transformer" && (h.Heads < 1 || h.Hidden%h.Heads != 0):
+		return fmt.Errorf("transformer heads %d: want a divisor of the width %d", h.Heads, h.Hidden)
+	case h.Pool != PoolAttention && h.Pool != PoolMean:
+		return fmt.Errorf("pool %q: want attention or mean", h.Pool)
+	case h.Pool == PoolAttention && (h.Hops < 1 || h.Hops > 64):
+		return fmt.Errorf("hops %d: want 1 to 64", h.Hops)
+	case h.Pool == PoolAttention && (h.AttnHidden < 1 || h.AttnHidden > 4096):
+		return fmt.Errorf("attention hidden size %d: want 1 to 4096", h.AttnHidden)
+	case !(h.Penalty >= 0 && h.Penalty <= 1e3):
+		return fmt.Errorf("penalty %v: want 0 to 1000", h.Penalty)
+	case !(h.WordDropout >= 0 && h.WordDropout < 1):
+		return fmt.Errorf("word dropout %v: want [0, 1)", h.WordDropout)
+	case !(h.Ramp >= 0 && h.Ramp <= 1e3):
+		return fmt.Errorf("ramp %v: want 0 to 1000 epochs", h.Ramp)
+	}
+	for _, a := range alphas {
+		if !(a >= 0 && a <= 1e6) {
+			return fmt.Errorf("loss weight %v: want 0 to 1e6", a)
+		}
+	}
+	if h.ENDX {
+		if d := h.width(); h.CrossHeads < 1 || d%h.CrossHeads != 0 {
+			return fmt.Errorf("cross-attention heads %d: want a divisor of the tower's width %d", h.CrossHeads, d)
+		}
+	}
+	return nil
+}
+
+// width is the size of a tower's token states.
+func (h Hyper) width() int {
+	if strings.HasPrefix(h.Layer, "bi") {
+		return 2 * h.Hidden
+	}
+	return h.Hidden
+}
+
+// Dim is the size of a question or answer vector.
+func (h Hyper) Dim() int {
+	if h.Pool == PoolAttention {
+		return h.Hops * h.width()
+	}
+	return h.width()
+}
+
+// seqLayer is a tower's sequence layer over token states: an RNN, or a
+// transformer (input projection, sinusoid positions, encoder layers).
+type seqLayer[T nn.Float] struct {
+	rnn nn.SeqLayer[T]
+	in  *nn.Linear[T]
+	tr  *nn.TransformerEncoder[T]
+	pe  *nn.Tensor[T]
+}
+
+func newSeqLayer[T nn.Float](h Hyper, ps *nn.Params[T], name string, in int, r *rand.Rand) (*seqLayer[T], error) {
+	if h.Layer != "transformer" {
+		l, err := nn.NewRecurrent(h.Layer, ps, name+"."+h.Layer, in, h.Hidden, r)
+		if err != nil {
+			return nil, err
+		}
+		return &seqLayer[T]{rnn: l}, nil
+	}
+	cfg := nn.EncoderLayerConfig{D: h.Hidden, Heads: h.Heads, FFN: 4 * h.Hidden, Act: nn.ActGELU, Eps: 1e-6}
+	return &seqLayer[T]{
+		in: nn.NewLinear(ps, name+".in", in, h.Hidden, true, r),
+		tr: nn.NewTransformerEncoder(ps, name+".transformer", h.TLayers, cfg, r),
+		pe: nn.Sinusoid[T](MaxLen, h.Hidden, nn.SinusoidInterleaved),
+	}, nil
+}
+
+// forward maps the token states x [L, in] to [L, width].
+func (s *seqLayer[T]) forward(tp *nn.Tape[T], x *nn.Var[T]) *nn.Var[T] {
+	if s.rnn != nil {
+		return s.rnn.Forward(tp, x)
+	}
+	l := x.Value.Rows()
+	y := tp.AddPositions(s.in.Forward(tp, x), tp.Const(s.pe), l)
+	return s.tr.Forward(tp, y, nn.AttentionMask{})
+}
+
+// pooler is the aggregator: multi-hop self-attention or the mean.
+type pooler[T nn.Float] struct {
+	hops   int
+	s1, s2 *nn.Linear[T] // W_s1 [d, d_a], W_s2 [d_a, r]; nil for the mean
+}
+
+func newPooler[T nn.Float](h Hyper, ps *nn.Params[T], name string, r *rand.Rand) *pooler[T] {
+	if h.Pool == PoolMean {
+		return &pooler[T]{}
+	}
+	return &pooler[T]{hops: h.Hops,
+		s1: nn.NewLinear(ps, name+".ws1", h.width(), h.AttnHidden, false, r),
+		s2: nn.NewLinear(ps, name+".ws2", h.AttnHidden, h.Hops, false, r)}
+}
+
+// forward aggregates the states x [L, d] into a vector [Dim] and, with
+// penalty set, Lin et al.'s penalty ‖AAᵀ − I‖²_F [1] (nil otherwise).
+func (p *pooler[T]) forward(tp *nn.Tape[T], x *nn.Var[T], penalty bool) (vec, pen *nn.Var[T]) {
+	if p.s1 == nil {
+		return tp.MeanPool(x), nil
+	}
+	_, d := x.Value.Dims()
+	a := tp.Softmax(tp.Transpose(p.s2.Forward(tp, tp.Tanh(p.s1.Forward(tp, x))))) // A [r, L]
+	m := tp.MatMul(a, x)                                                          // [r, d]
+	vec = tp.Reshape(m, p.hops*d)
+	if penalty {
+		eye := nn.NewTensor[T](p.hops, p.hops)
+		for i := range p.hops {
+			eye.Data[i*p.hops+i] = 1
+		}
+		diff := tp.Sub(tp.MatMulT(a, a), tp.Const(eye))
+		pen = tp.Sum(tp.Mul(diff, diff))
+	}
+	return vec, pen
+}
+
+// tower is a dual encoder's side: sequence layer and aggregator.
+type tower[T nn.Float] struct {
+	seq  *seqLayer[T]
+	pool *pooler[T]
+}
+
+// sentence is a tokenised sentence; states are a network encoder's token
+// states, computed once (the encoder is not fine-tuned).
+type sentence[T nn.Float] struct {
+	toks   encoder.Tokens
+	states *nn.Tensor[T]
+}
+
+// net is the network at float type T: float32 to rank and train, float64
+// for the gradient checks of the real code.
+type net[T nn.Float] struct {
+	hyper Hyper
+	enc   encoder.Encoder[T]
+	ps    *nn.Params[T]
+	rows  nn.TapePool[T]
+	q, a  *tower[T] // a == q when shared
+	x     *cross[T] // the ENDX cross side; nil without ENDX
+}
+
+func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], error) {
+	if enc == nil {
+		return nil, fmt.Errorf("%s needs an encoder (word embeddings)", Name)
+	}
+	if h.Encoder == "" {
+		h.Encoder = enc.Spec().Kind
+	}
+	if kind := enc.Spec().Kind; h.Encoder != kind {
+		return nil, fmt.Errorf("hyperparameters name encoder %q, the model has a %s encoder", h.Encoder, kind)
+	}
+	if err := h.validate(); err != nil {
+		return nil, err
+	}
+	n := &net[T]{hyper: h, enc: enc, ps: nn.NewParams[T]()}
+	rng := nn.NewRNG(seed)
+	var err error
+	newTower := func(name string) (*tower[T], error) {
+		s, err := newSeqLayer[T](h, n.ps, name, enc.Dim(), rng)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return &tower[T]{seq: s, pool: newPooler[T](h, n.ps, name+".pool", rng)}, nil
+	}
+	if h.Shared {
+		if n.q, err = newTower("dual"); err != nil {
+			return nil, err
+		}
+		n.a = n.q
+	} else {
+		if n.q, err = newTower("dual.question"); err != nil {
+			return nil, err
+		}
+		if n.a, err = newTower("dual.answer"); err != nil {
+			return nil, err
+		}
+	}
+	if h.ENDX {
+		if n.x, err = newCross(h, n.ps, enc.Dim(), rng); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// sentence prepares s.
+func (n *net[T]) sentence(s string) sentence[T] {
+	toks := n.enc.Tokenize(s)
+	if toks.Len() == 0 {
+		// An empty sentence still needs one step: a token without a vector.
+		toks = encoder.Tokens{Text: []string{""}, IDs: []int{-1}}
+	}
+	if n.hyper.Layer == "transformer" && toks.Len() > MaxLen {
+		toks = encoder.Tokens{Text: toks.Text[:MaxLen], IDs: toks.IDs[:MaxLen]}
+	}
+	out := sentence[T]{toks: toks}
+	if n.enc.Params().Count() > 0 {
+		out.states = n.rows.Value(func(tp *nn.Tape[T]) *nn.Var[T] { return n.enc.Encode(tp, toks) })
+	}
+	return out
+}
+
+// tokens are s's token states [L, Dim], with word dropout in training.
+func (n *net[T]) tokens(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
+	var x *nn.Var[T]
+	if s.states != nil {
+		x = tp.Const(s.states)
+	} else {
+		x = n.enc.Encode(tp, s.toks)
+	}
+	return tp.Dropout(x, n.hyper.WordDropout)
+}
+
+// embed is a tower's vector [Dim] of s and, in training with a penalty,
+// Lin's penalty [1].
+func (n *net[T]) embed(tp *nn.Tape[T], t *tower[T], s sentence[T], penalty bool) (vec, pen *nn.Var[T]) {
+	return t.pool.forward(tp, t.seq.forward(tp, n.tokens(tp, s)), penalty && n.hyper.Penalty > 0)
+}
+
+// input is a question prepared for ranking its candidates.
+type input[T nn.Float] = model.Prepared[sentence[T]]
+
+func (n *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q, n.sentence) }
+
+// forward scores the candidates by the inner product of their vectors with
+// the question's (section 3.2); infer spreads them over the cores.
+func (n *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) *nn.Var[T] {
+	qv, _ := n.embed(tp, n.q, in.Text, false)
+	cands := n.rows.StackRows(tp, len(in.Candidates), infer, func(tp *nn.Tape[T], i int) *nn.Var[T] {
+		v, _ := n.embed(tp, n.a, in.Candidates[i], false)
+		return v
+	})
+	return tp.Reshape(tp.MatMulT(cands, tp.Reshape(qv, 1, qv.Value.Len())), len(in.Candidates))
+}
+
+// pair is a prepared (question, answer) pair for in-batch training.
+type pair[T nn.Float] struct {
+	q, a sentence[T]
+}
+
+// batchLoss is the in-batch loss of the pairs: Eq. 1 alone, or with ENDX
+// Eq. 13; lossOf is the in-batch objective over a [B, B] score matrix and
+// epoch the epochs done so far (fractional), for the α ramp.
+func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var[T]) *nn.Var[T], epoch float64) *nn.Var[T] {
+	h := n.hyper
+	b := len(batch)
+	qs, as := make([]*nn.Var[T], b), make([]*nn.Var[T], b)
+	var pens []*nn.Var[T]
+	for i, p := range batch {
+		var pq, pa *nn.Var[T]
+		qs[i], pq = n.embed(tp, n.q, p.q, true)
+		as[i], pa = n.embed(tp, n.a, p.a, true)
+		pens = appendNonNil(pens, pq, pa)
+	}
+	qd, ad := tp.Stack(qs...), tp.Stack(as...)
+	loss := lossOf(tp.MatMulT(qd, ad)) // L_dual, Eq. 1
+	if n.x != nil {
+		qc, ac, xp := n.x.embed(tp, n, batch)
+		pens = append(pens, xp...)
+		lc := lossOf(tp.MatMulT(qc, ac)) // L_cross, Eq. 5
+		ga := gam(tp, qd, ad, qc, ac, h.gamWeights(epoch), h.StopGrad)
+		loss = tp.Add(tp.Add(tp.Scale(loss, h.AlphaDual), tp.Scale(lc, h.AlphaCross)), tp.Scale(ga, h.AlphaGA))
+	}
+	if len(pens) > 0 {
+		loss = tp.Add(loss, tp.Scale(tp.Sum(tp.Concat(pens...)), h.Penalty/float64(len(pens))))
+	}
+	return loss
+}
+
+func appendNonNil[T nn.Float](vs []*nn.Var[T], more ...*nn.Var[T]) []*nn.Var[T] {
+	for _, v := range more {
+		if v != nil {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// inBatchSoftmax is Eq. 1 over sim [B, B] at any float type: the mean over
+// rows of −log softmax(row)_i. It equals model.InBatchSoftmax, which
+// training uses; this form serves the float64 gradient checks.
+func inBatchSoftmax[T nn.Float](tp *nn.Tape[T], sim *nn.Var[T]) *nn.Var[T] {
+	b, _ := sim.Value.Dims()
+	eye := nn.NewTensor[T](b, b)
+	for i := range b {
+		eye.Data[i*b+i] = 1
+	}
+	return tp.Scale(tp.Sum(tp.Mul(tp.LogSoftmax(sim), tp.Const(eye))), -1/float64(b))
+}
+
+// Model is a dual encoder (with, for ENDX training, its cross side). It is
+// safe for concurrent Score and encoding calls; the training methods are
+// for training, which owns the model meanwhile.
+type Model struct {
+	*net[float32]
+	*model.Network[*input[float32]]
+	model.TrainingRecord
+}
+
+// New creates an untrained model over enc, initialised from seed.
+func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
+	n, err := newNet(h, enc, seed)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{net: n}
+	m.Network = model.NewNetwork(n.prepare, n.forward)
+	m.SetIndependent(true)
+	return m, nil
+}
+
+// Hyper returns the model's hyperparameters.
+func (n *net[T]) Hyper() Hyper { return n.hyper }
+
+// Dim is the size of the question and answer vectors.
+func (n *net[T]) Dim() int { return n.hyper.Dim() }
+
+// Params implements model.Trainable.
+func (n *net[T]) Params() *nn.Params[T] { return n.ps }
+
+// ParamsChanged implements model.Trainable (the model keeps no caches).
+func (m *Model) ParamsChanged() {}
+
+// Config implements model.Model.
+func (m *Model) Config() model.Config {
+	return model.NeuralConfig(Name, m.hyper, m.enc, m.ps, m.TrainingRecord)
+}
+
+// Tensors implements model.Model: the parameters, then the encoder's.
+func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.enc) }
+
+// PreparePair implements model.InBatchTrainable.
+func (m *Model) PreparePair(p model.Pair) model.PairInput {
+	return &pair[float32]{q: m.sentence(p.Question), a: m.sentence(p.Answer)}
+}
+
+// InBatchLoss implements model.InBatchTrainable: obj over the in-batch
+// scores of the dual encoder, and with ENDX the cross-encoder's and GAM's
+// losses (Eq. 13).
+func (m *Model) InBatchLoss(tp *nn.Tape[float32], batch []model.PairInput, obj model.InBatchObjective, epoch float64) (*nn.Var[float32], error) {
+	if len(batch) == 0 {
+		return nil, fmt.Errorf("an empty batch")
+	}
+	ps := make([]*pair[float32], len(batch))
+	for i, in := range batch {
+		p, ok := in.(*pair[float32])
+		if !ok {
+			return nil, fmt.Errorf("pair input %T was prepared by another model", in)
+		}
+		ps[i] = p
+	}
+	return m.batchLoss(tp, ps, func(s *nn.Var[float32]) *nn.Var[float32] { return obj.Loss(tp, s) }, epoch), nil
+}
+
+// Encode returns the vectors of texts, as questions or as answers, spread
+// over the cores; progress, if set, is called as chunks finish with the
+// number done.
+func (m *Model) Encode(ctx context.Context, texts []string, question bool, progress func(done int)) ([][]float32, error) {
+	t := m.a
+	if question {
+		t = m.q
+	}
+	const chunk = 256
+	out := make([][]float32, 0, len(texts))
+	for lo := 0; lo < len(texts); lo += chunk {
+		part := texts[lo:min(lo+chunk, len(texts))]
+		ss := make([]sentence[float32], len(part))
+		nn.Parallel(len(part), func(a, b int) {
+			for i := a; i < b; i++ {
+				ss[i] = m.sentence(part[i])
+			}
+		})
+		rows, err := m.rows.RowsContext(ctx, len(part), func(tp *nn.Tape[float32], i int) *nn.Var[float32] {
+			v, _ := m.embed(tp, t, ss[i], false)
+			return v
+		})
+		if err != nil {
+			return nil, err
+		}
+		d := m.Dim()
+		for i := range part {
+			out = append(out, rows.Data[i*d:(i+1)*d:(i+1)*d])
+		}
+		if progress != nil {
+			progress(len(out))
+		}
+	}
+	return out, nil
+}
+
+// Encoder is the model as an index.Encoder: answers encoded offline by the
+// answer tower, a question by the question tower, searched by inner
+// product (a Flat or Binary index of Dim).
+type Encoder struct {
+	M        *Model
+	Progress func(done int) // answers encoded so far
+}
+
+// EncodeAnswers implements index.Encoder.
+func (e Encoder) EncodeAnswers(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.M.Encode(ctx, texts, false, e.Progress)
+}
+
+// EncodeQuestion implements index.Encoder.
+func (e Encoder) EncodeQuestion(ctx context.Context, text string) ([]float32, error) {
+	vs, err := e.M.Encode(ctx, []string{text}, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
+}

@@ -1,0 +1,173 @@
+package dual
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/nn/nntest"
+)
+
+// TestGradOps checks the differentiable pieces of the package against
+// finite differences: Eq. 1's in-batch softmax, Eq. 11's neighbour KL, GAM
+// (Eq. 12) with and without the stop-gradient, the multi-hop attention
+// with Lin's penalty, and the cross-attention refinement (Eq. 2-4).
+func TestGradOps(t *testing.T) {
+	w := gamWeights{AQ: 0.5, QA: 0.7, QQ: 1.3, AA: 0.9}
+	pooled := func(penalty bool) func(ps *nn.Params[float64], rng *rand.Rand) nntest.Forward {
+		return func(ps *nn.Params[float64], rng *rand.Rand) nntest.Forward {
+			h := RecipeHyper()
+			h.Layer, h.Hidden, h.Hops, h.AttnHidden = "lstm", 4, 3, 5
+			p := newPooler[float64](h, ps, "pool", rng)
+			return func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+				v, pen := p.forward(tp, in[0], penalty)
+				if pen != nil {
+					return tp.Concat(v, pen)
+				}
+				return v
+			}
+		}
+	}
+	nntest.Run(t, []nntest.Case{
+		{Name: "InBatchSoftmax", Inputs: [][]int{{4, 4}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+			return inBatchSoftmax(tp, in[0])
+		})},
+		{Name: "NeighbourKL", Inputs: [][]int{{3, 3}, {3, 3}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+			return neighbourKL(tp, in[0], in[1])
+		})},
+		{Name: "GAM", Inputs: [][]int{{3, 4}, {3, 4}, {3, 5}, {3, 5}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+			return gam(tp, in[0], in[1], in[2], in[3], w, false)
+		})},
+		// With the stop, the cross embeddings are constants: the gradient
+		// is the dual side's alone.
+		{Name: "GAMStopGrad", Inputs: [][]int{{3, 4}, {3, 4}}, Build: func(_ *nn.Params[float64], rng *rand.Rand) nntest.Forward {
+			qc, ac := nn.NewTensor[float64](3, 5), nn.NewTensor[float64](3, 5)
+			for i := range qc.Data {
+				qc.Data[i], ac.Data[i] = rng.NormFloat64(), rng.NormFloat64()
+			}
+			return func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+				return gam(tp, in[0], in[1], tp.Leaf(qc), tp.Leaf(ac), w, true)
+			}
+		}},
+		{Name: "MultiHopAttention", Inputs: [][]int{{5, 4}}, Build: pooled(false)},
+		{Name: "MultiHopAttentionPenalty", Inputs: [][]int{{5, 4}}, Build: pooled(true)},
+		{Name: "CrossRefine", Inputs: [][]int{{3, 4}, {5, 4}}, Build: func(ps *nn.Params[float64], rng *rand.Rand) nntest.Forward {
+			attn := nn.NewMultiHeadAttention(ps, "attn", 4, 2, rng)
+			ffn := nn.NewFeedForward(ps, "ffn", 4, 6, nn.ActGELU, rng)
+			norm := nn.NewLayerNorm(ps, "norm", 4)
+			norm.Eps = 1e-6
+			return func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+				return refine(tp, attn, ffn, norm, in[0], in[1])
+			}
+		}},
+	})
+}
+
+// tinyHypers covers the layers, both aggregators, shared and separate
+// towers, and ENDX with and without the stop-gradient, at tiny sizes.
+func tinyHypers() map[string]Hyper {
+	base := RecipeHyper()
+	base.Hidden, base.Hops, base.AttnHidden, base.CrossHeads, base.Heads = 2, 2, 3, 2, 2
+	base.Penalty = 0.3
+	hs := map[string]Hyper{}
+	add := func(name string, edit func(h *Hyper)) {
+		h := base
+		edit(&h)
+		hs[name] = h
+	}
+	add("bilstm-attention", func(h *Hyper) {})
+	add("gru-mean-shared", func(h *Hyper) { h.Layer, h.Pool, h.Shared, h.Hidden = "gru", PoolMean, true, 3 })
+	add("rnn-attention-shared", func(h *Hyper) { h.Layer, h.Shared, h.Hidden = "rnn", true, 3 })
+	add("transformer", func(h *Hyper) { h.Layer, h.Hidden, h.TLayers = "transformer", 4, 2 })
+	add("endx-bilstm", func(h *Hyper) { h.ENDX = true })
+	add("endx-shared-mean", func(h *Hyper) { h.ENDX, h.Shared, h.Pool = true, true, PoolMean })
+	add("endx-transformer", func(h *Hyper) { h.ENDX, h.Layer, h.Hidden, h.TLayers, h.Ramp = true, "transformer", 4, 1, 0 })
+	return hs
+}
+
+// tinyPairs are (question, answer) pairs over the tiny vocabulary, the
+// empty sentence among them.
+func tinyPairs() [][2]string {
+	return [][2]string{
+		{"Who wrote Hamlet?", "Shakespeare wrote it."},
+		{"Is Hamlet a tragedy?", "Hamlet is a tragedy."},
+		{"Where is Hamlet?", "Denmark"},
+		{"who", ""},
+	}
+}
+
+// TestGradients checks the real forward pass and in-batch loss at float64
+// against finite differences, for every configuration of tinyHypers: the
+// towers, the aggregators with Lin's penalty, and with ENDX the cross side
+// and GAM mid-ramp (epoch 2 of 5). Word dropout stays on: both passes draw
+// the same masks. The stop-gradient is not a gradient of the loss, so
+// TestStopGrad checks it instead.
+func TestGradients(t *testing.T) {
+	for name, h := range tinyHypers() {
+		h.WordDropout = 0.1
+		n, err := newNet(h, tinydata.Static[float64](t), 3)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		var batch []*pair[float64]
+		for _, p := range tinyPairs() {
+			batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+		}
+		nntest.CheckParams(t, name, n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
+			tp.SetTrain(true)
+			return n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, s) }, 2)
+		})
+	}
+}
+
+// batchGrads returns the float64 gradients of the tiny batch's loss under
+// h, by parameter name.
+func batchGrads(t *testing.T, h Hyper) map[string][]float64 {
+	t.Helper()
+	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []*pair[float64]
+	for _, p := range tinyPairs() {
+		batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+	}
+	g := n.ps.NewGrads()
+	tp := nn.NewTape(g, 1)
+	tp.Backward(n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, s) }, 2))
+	out := map[string][]float64{}
+	for _, p := range n.ps.All() {
+		out[p.Name] = append([]float64(nil), g.Of(p).Data...)
+	}
+	return out
+}
+
+// TestStopGrad checks --gam-stop-grad exactly: the dual side's gradients
+// are those without it (GAM's gradient into the dual side is the same),
+// and the cross side's are those of the loss without GAM.
+func TestStopGrad(t *testing.T) {
+	h := tinyHypers()["endx-bilstm"]
+	h.StopGrad = true
+	stopped := batchGrads(t, h)
+	h.StopGrad = false
+	full := batchGrads(t, h)
+	h.AlphaGA = 0
+	noGAM := batchGrads(t, h)
+	crossMoved := false
+	for name, g := range stopped {
+		want := full[name]
+		if strings.HasPrefix(name, "cross.") {
+			want = noGAM[name]
+			for i := range g {
+				crossMoved = crossMoved || math.Abs(full[name][i]-g[i]) > 1e-9
+			}
+		}
+		nntest.Close(t, name, g, want, 1e-12)
+	}
+	if !crossMoved {
+		t.Error("GAM gives the cross side no gradient even without the stop")
+	}
+}

@@ -1,0 +1,86 @@
+package dual
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/model"
+)
+
+func init() {
+	model.Register(model.Arch[Hyper]{
+		Name:    Name,
+		Summary: "dual encoder for answer retrieval (ENDX paper §3.2): inner product of question and answer vectors; --endx trains it with a cross-encoder and GAM",
+		Help: `dual is a dual encoder for answer retrieval (ENDX paper, section 3.2): the
+question and the answer are encoded apart, by a --layer (rnn, gru, lstm, their
+bi- forms, or a --t-layers transformer) over the encoder's token states and a
+--pool (attention: Lin et al.'s multi-hop self-attention, --hops, with its
+penalty --penalty; or mean), in one --shared tower or two; the score is the
+inner product, so answers can be indexed offline (as2 retrieve eval
+--retriever MODEL). Train it with --objective in-batch-softmax (the batch's
+other answers are the negatives) on (question, correct answer) pairs. --endx
+adds ENDX (sections 3.3-3.5): a cross-encoder with --cross-heads
+cross-attention both ways, trained jointly, and GAM, the KL divergences from
+the cross to the dual in-batch neighbour distributions a|q, q|a, q|q, a|a
+(--gam-aq, --gam-qa, --gam-qq, --gam-aa; 0 drops a term, the Table 5
+ablation) ramped over --gam-ramp epochs, in the loss
+--alpha-dual·L_dual + --alpha-cross·L_cross + --alpha-ga·L_ga.
+--gam-stop-grad keeps GAM's gradient out of the cross side.`,
+		Recipe:   RecipeHyper,
+		Paper:    PaperHyper,
+		Flags:    flags,
+		Training: training,
+		New: func(h Hyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
+			return New(h, enc, seed)
+		},
+		Describe: func(h Hyper) string {
+			s := fmt.Sprintf("%s, %s pool", h.Layer, h.Pool)
+			if h.Shared {
+				s += ", shared"
+			}
+			if h.ENDX {
+				s = "ENDX " + s
+			}
+			return s
+		},
+	})
+}
+
+// flags declares the flags that set the hyperparameters.
+func flags(fs model.FlagSet, h *Hyper) {
+	fs.StringVar(&h.Layer, "layer", h.Layer, "sequence layer over the token states: "+strings.Join(Layers, ", "))
+	fs.IntVar(&h.Hidden, "hidden", h.Hidden, "RNN size per direction, or the transformer's width")
+	fs.IntVar(&h.TLayers, "t-layers", h.TLayers, "transformer layers (the paper: 2)")
+	fs.IntVar(&h.Heads, "heads", h.Heads, "transformer self-attention heads")
+	fs.BoolVar(&h.Shared, "shared", h.Shared, "one tower for questions and answers (else two)")
+	fs.StringVar(&h.Pool, "pool", h.Pool, "aggregator: attention (multi-hop self-attention, Lin et al. 2017) or mean")
+	fs.IntVar(&h.Hops, "hops", h.Hops, "attention hops r; the vector is the r hops' outputs concatenated")
+	fs.IntVar(&h.AttnHidden, "attention-hidden", h.AttnHidden, "attention hidden size d_a")
+	fs.Float64Var(&h.Penalty, "penalty", h.Penalty, "coefficient of Lin et al.'s penalty ‖AAᵀ − I‖² (0: none)")
+	fs.Float64Var(&h.WordDropout, "word-dropout", h.WordDropout, "dropout on the token states")
+	fs.BoolVar(&h.ENDX, "endx", h.ENDX, "train with ENDX's cross-encoder and GAM (ENDX paper §3.3-3.5)")
+	fs.IntVar(&h.CrossHeads, "cross-heads", h.CrossHeads, "cross-attention heads (the paper: 12; must divide the tower's width)")
+	fs.Float64Var(&h.AlphaDual, "alpha-dual", h.AlphaDual, "ENDX: weight of L_dual (Eq. 13)")
+	fs.Float64Var(&h.AlphaCross, "alpha-cross", h.AlphaCross, "ENDX: weight of L_cross (Eq. 13)")
+	fs.Float64Var(&h.AlphaGA, "alpha-ga", h.AlphaGA, "ENDX: weight of L_ga (Eq. 13)")
+	fs.Float64Var(&h.AlphaAQ, "gam-aq", h.AlphaAQ, "ENDX: final α_{a|q} (Eq. 12; 0 drops the term)")
+	fs.Float64Var(&h.AlphaQA, "gam-qa", h.AlphaQA, "ENDX: final α_{q|a} (0 drops the term)")
+	fs.Float64Var(&h.AlphaQQ, "gam-qq", h.AlphaQQ, "ENDX: final α_{q|q} (the paper prints 1e4; 0 drops the term)")
+	fs.Float64Var(&h.AlphaAA, "gam-aa", h.AlphaAA, "ENDX: final α_{a|a} (the paper prints 1e4; 0 drops the term)")
+	fs.Float64Var(&h.Ramp, "gam-ramp", h.Ramp, "ENDX: epochs over which the GAM weights rise linearly from 0 (0: none)")
+	fs.BoolVar(&h.StopGrad, "gam-stop-grad", h.StopGrad, "ENDX: no gradient from GAM into the cross-encoder")
+}
+
+// training is as2's default: 10 epochs at a peak learning rate of 1e-3
+// (Adam, slanted triangular), 100 pairs per batch (the paper's batch for
+// its non-BERT encoders), gradients clipped to norm 5, keeping the best dev
+// epoch. --paper: 100 epochs at 1e-5 (the paper's constant rate; as2's
+// schedule is slanted triangular). Not yet tuned on a dev set.
+func training(paper bool, obj model.Objective) model.Training {
+	t := model.Training{Objective: obj, Epochs: 10, LR: 1e-3, Batch: 100, ClipNorm: 5, KeepBest: true}
+	if paper {
+		t.Epochs, t.LR = 100, 1e-5
+	}
+	return t
+}

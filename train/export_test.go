@@ -1,0 +1,4 @@
+package train
+
+// Batches exports batches to the tests.
+var Batches = batches

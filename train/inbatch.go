@@ -1,0 +1,233 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/metric"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/rank"
+)
+
+// InBatchModel is what InBatch fits: a ranker (for the dev evaluation)
+// trained on batches of (question, answer) pairs (model.InBatchTrainable
+// has these methods).
+type InBatchModel interface {
+	rank.Ranker
+	Params() *nn.Params[float32]
+	PreparePair(p model.Pair) model.PairInput
+	InBatchLoss(tp *nn.Tape[float32], batch []model.PairInput, obj model.InBatchObjective, epoch float64) (*nn.Var[float32], error)
+	ParamsChanged()
+}
+
+// InBatchOptions control InBatch: Options (its Objective is unused; Batch
+// is the number of pairs per step, which are also each other's negatives;
+// Workers is unused: a batch is one computation), the in-batch objective,
+// and an optional retrieval dev measure.
+type InBatchOptions struct {
+	Options
+	// InBatch is the objective over a batch's [B, B] scores (default:
+	// model.InBatchSoftmax).
+	InBatch model.InBatchObjective
+	// DevRetrieval, if set, measures the model after each epoch by
+	// retrieval MRR (e.g. on a ReQA dev pool); KeepBest then selects on it
+	// rather than on the dev MAP of Dev.
+	DevRetrieval func(ctx context.Context) (float64, error)
+}
+
+// Pairs returns the (question, correct answer) pairs of qs: one per
+// positive candidate with text, questions without one giving none.
+func Pairs(qs []dataset.Question) []model.Pair {
+	var out []model.Pair
+	for _, q := range qs {
+		for _, c := range q.Candidates {
+			if c.Label == dataset.Positive && c.Text != "" {
+				out = append(out, model.Pair{Question: q.Text, Answer: c.Text})
+			}
+		}
+	}
+	return out
+}
+
+// batches splits the pairs' order into batches of at most size in which no
+// question and no answer occurs twice: the batch's other answers are
+// negatives, so a repeated answer (SQuAD questions share gold sentences) or
+// a question's second correct answer would be a false negative. A pair that
+// would repeat one waits for a later batch; pairs that fit in no batch
+// (their question or answer repeats in every one) go alone at the end.
+func batches(pairs []model.Pair, order []int, size int) [][]int {
+	var out [][]int
+	pending := order
+	for len(pending) > 0 {
+		var batch, later []int
+		qs, as := map[string]bool{}, map[string]bool{}
+		for _, i := range pending {
+			p := pairs[i]
+			if len(batch) < size && !qs[p.Question] && !as[p.Answer] {
+				batch = append(batch, i)
+				qs[p.Question], as[p.Answer] = true, true
+			} else {
+				later = append(later, i)
+			}
+		}
+		out = append(out, batch)
+		pending = later
+	}
+	return out
+}
+
+// InBatch fits m on (question, answer) pairs under an in-batch objective
+// (ENDX paper, section 3.2: the batch's other answers are each question's
+// negatives), with the conventions of Train: Adam with the slanted
+// triangular schedule, Progress after each step, a dev evaluation and
+// EpochEnd after each epoch, KeepBest, and a clear stop when the loss is
+// not finite. The epoch passed to the model's loss is fractional (epochs
+// done so far), for schedules such as ENDX's α ramp. In the Summary,
+// Questions counts the training pairs, Skipped the pairs no batch could
+// take (a last lone pair, with no negatives), and Pairs the pairs seen.
+func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBatchOptions) (*Summary, error) {
+	if opts.Epochs < 1 {
+		return nil, fmt.Errorf("epochs %d: must be at least 1", opts.Epochs)
+	}
+	if opts.Batch < 2 {
+		return nil, fmt.Errorf("batch %d: in-batch training needs at least 2 pairs per batch (the others are the negatives)", opts.Batch)
+	}
+	if opts.LR <= 0 || math.IsNaN(opts.LR) {
+		return nil, fmt.Errorf("learning rate %v: must be positive", opts.LR)
+	}
+	if opts.KeepBest && len(opts.Dev) == 0 && opts.DevRetrieval == nil {
+		return nil, errors.New("keeping the best epoch needs dev questions or a dev pool")
+	}
+	if len(pairs) < 2 {
+		return nil, fmt.Errorf("%d training pairs: in-batch training needs at least 2", len(pairs))
+	}
+	obj := opts.InBatch
+	if obj == nil {
+		obj = model.InBatchSoftmax
+	}
+	sum := &Summary{Params: m.Params().Count(), Questions: len(pairs)}
+	start := time.Now()
+	ins := make([]model.PairInput, len(pairs))
+	nn.Parallel(len(pairs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ins[i] = m.PreparePair(pairs[i])
+		}
+	})
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x1b))
+	order := rng.Perm(len(pairs))
+	// The number of steps per epoch varies a little with the shuffle;
+	// the schedule is laid out over the first epoch's count.
+	stepsPerEpoch := len(batches(pairs, order, opts.Batch))
+	total := stepsPerEpoch * opts.Epochs
+	sched := nn.NewSlantedTriangular(opts.LR, total)
+	opt := nn.NewAdam(m.Params())
+	grads := m.Params().NewGrads()
+	tp := nn.NewTape(grads, opts.Seed)
+	tp.SetTrain(true)
+	var evalTime time.Duration
+	step := 0
+	var best [][]float32
+	bestDev := math.Inf(-1)
+	for epoch := 1; epoch <= opts.Epochs; epoch++ {
+		epochStart := time.Now()
+		if epoch > 1 {
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		bs := batches(pairs, order, opts.Batch)
+		var epochLoss float64
+		done := 0
+		for _, b := range bs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if len(b) < 2 {
+				if epoch == 1 {
+					sum.Skipped += len(b)
+				}
+				continue // a lone pair has no negatives
+			}
+			batch := make([]model.PairInput, len(b))
+			for i, j := range b {
+				batch[i] = ins[j]
+			}
+			grads.Zero()
+			tp.Reset()
+			l, err := m.InBatchLoss(tp, batch, obj, float64(epoch-1)+float64(done)/float64(len(pairs)))
+			if err != nil {
+				return nil, fmt.Errorf("epoch %d: %w", epoch, err)
+			}
+			tp.Backward(l)
+			loss := l.Scalar()
+			step++
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				return nil, fmt.Errorf("%w: loss is %v at epoch %d, step %d of %d (try a lower --lr)", ErrNotFinite, loss, epoch, step, total)
+			}
+			if opts.ClipNorm > 0 {
+				grads.ClipNorm(opts.ClipNorm)
+			}
+			opt.Step(grads, sched.At(min(step, total)-1))
+			m.ParamsChanged()
+			epochLoss += loss * float64(len(b))
+			done += len(b)
+			sum.Pairs += len(b)
+			if opts.Progress != nil {
+				opts.Progress(Progress{Epoch: epoch, Step: min(step, total), Steps: total, Loss: loss, Pairs: sum.Pairs, Elapsed: time.Since(start) - evalTime})
+			}
+		}
+		tp.Reset()
+		res := EpochResult{Epoch: epoch, Loss: epochLoss / float64(max(done, 1)), Duration: time.Since(epochStart)}
+		t := time.Now()
+		dev := math.Inf(-1)
+		if len(opts.Dev) > 0 {
+			rep, err := evaluation.Evaluate(ctx, m, opts.Dev, evaluation.Options{Measures: []metric.Measure{metric.MustParseMeasure("map"), metric.MustParseMeasure("mrr")}})
+			if err != nil {
+				return nil, fmt.Errorf("dev evaluation after epoch %d: %w", epoch, err)
+			}
+			res.Dev, res.DevMAP, res.DevMRR = true, rep.Result.Mean["map"], rep.Result.Mean["mrr"]
+			dev = res.DevMAP
+		}
+		if opts.DevRetrieval != nil {
+			mrr, err := opts.DevRetrieval(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("dev retrieval after epoch %d: %w", epoch, err)
+			}
+			res.Dev, res.DevRetrievalMRR = true, mrr
+			dev = mrr
+		}
+		evalTime += time.Since(t)
+		sum.Epochs = append(sum.Epochs, res)
+		if opts.KeepBest && dev > bestDev {
+			bestDev, sum.Kept = dev, epoch
+			best = snapshot(m.Params(), best)
+		}
+		if opts.EpochEnd != nil {
+			opts.EpochEnd(res)
+		}
+	}
+	if opts.KeepBest && best != nil {
+		for i, p := range m.Params().All() {
+			copy(p.Value.Data, best[i])
+		}
+		m.ParamsChanged()
+	}
+	sum.Wall = time.Since(start) - evalTime
+	return sum, nil
+}
+
+// NewInBatchRecord describes a run of InBatch with opts that gave sum.
+func NewInBatchRecord(dataset, split, init string, opts InBatchOptions, sum *Summary) Record {
+	r := NewRecord(dataset, split, init, opts.Options, sum)
+	obj := opts.InBatch
+	if obj == nil {
+		obj = model.InBatchSoftmax
+	}
+	r.Objective, r.Listwise = obj.Name(), false
+	return r
+}

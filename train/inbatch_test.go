@@ -1,0 +1,132 @@
+package train_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/dual"
+	"github.com/as2/as2/train"
+)
+
+func tinyDual(t *testing.T, endx bool) *dual.Model {
+	t.Helper()
+	h := dual.RecipeHyper()
+	h.Hidden, h.Hops, h.AttnHidden, h.CrossHeads, h.ENDX = 4, 2, 4, 2, endx
+	m, err := dual.New(h, tinydata.Static[float32](t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+var tinyPairs = []model.Pair{
+	{Question: "who wrote hamlet", Answer: "shakespeare wrote hamlet ."},
+	{Question: "is hamlet a tragedy", Answer: "hamlet is a tragedy ."},
+	{Question: "where is hamlet", Answer: "denmark"},
+	{Question: "who is shakespeare", Answer: "shakespeare is a play ."},
+}
+
+func TestPairs(t *testing.T) {
+	qs := []dataset.Question{*tinydata.Question(), {Text: "none", Candidates: []dataset.Candidate{{Text: "x"}}}}
+	got := train.Pairs(qs)
+	want := []model.Pair{{Question: "Who wrote Hamlet?", Answer: "Shakespeare wrote it in 1600."}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pairs %v, want %v", got, want)
+	}
+}
+
+// TestInBatchLearns trains the tiny dual encoder, plain and ENDX, and
+// checks that the in-batch loss falls and the hooks are called.
+func TestInBatchLearns(t *testing.T) {
+	for _, endx := range []bool{false, true} {
+		m := tinyDual(t, endx)
+		var steps, epochs int
+		var losses []float64
+		opts := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 40, LR: 0.05, Batch: 4, KeepBest: true}, Seed: 1,
+			Dev:      []dataset.Question{*tinydata.Question()},
+			Progress: func(train.Progress) { steps++ },
+			EpochEnd: func(r train.EpochResult) { epochs++; losses = append(losses, r.Loss) },
+		}}
+		sum, err := train.InBatch(context.Background(), m, tinyPairs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if steps != 40 || epochs != 40 || sum.Pairs != 160 || sum.Kept < 1 || !sum.Epochs[0].Dev {
+			t.Errorf("endx %v: %d steps, %d epochs, %d pairs, kept %d", endx, steps, epochs, sum.Pairs, sum.Kept)
+		}
+		if !(losses[len(losses)-1] < 0.5*losses[0]) {
+			t.Errorf("endx %v: loss went from %v to %v", endx, losses[0], losses[len(losses)-1])
+		}
+	}
+}
+
+func TestInBatchErrors(t *testing.T) {
+	ok := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 1, LR: 1e-3, Batch: 4}}}
+	for _, c := range []struct {
+		name  string
+		edit  func(*train.InBatchOptions)
+		pairs []model.Pair
+		want  string
+	}{
+		{"epochs", func(o *train.InBatchOptions) { o.Epochs = 0 }, tinyPairs, "epochs"},
+		{"batch", func(o *train.InBatchOptions) { o.Batch = 1 }, tinyPairs, "batch"},
+		{"lr", func(o *train.InBatchOptions) { o.LR = 0 }, tinyPairs, "learning rate"},
+		{"keep-best", func(o *train.InBatchOptions) { o.KeepBest = true }, tinyPairs, "dev"},
+		{"pairs", func(*train.InBatchOptions) {}, tinyPairs[:1], "pairs"},
+		{"dev retrieval", func(o *train.InBatchOptions) {
+			o.DevRetrieval = func(context.Context) (float64, error) { return 0, errors.New("no pool") }
+		}, tinyPairs, "no pool"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := ok
+			c.edit(&o)
+			_, err := train.InBatch(context.Background(), tinyDual(t, false), c.pairs, o)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one about %q", err, c.want)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := train.InBatch(ctx, tinyDual(t, false), tinyPairs, ok); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v", err)
+	}
+}
+
+// TestInBatchBatches checks that no batch repeats a question or an answer
+// (a false negative) and that every pair is trained once an epoch.
+func TestInBatchBatches(t *testing.T) {
+	pairs := []model.Pair{
+		{Question: "a", Answer: "x"}, {Question: "b", Answer: "x"}, {Question: "a", Answer: "y"},
+		{Question: "c", Answer: "z"}, {Question: "d", Answer: "w"}, {Question: "e", Answer: "v"},
+	}
+	for _, size := range []int{2, 3, 6} {
+		seen := map[int]int{}
+		for _, b := range train.Batches(pairs, []int{0, 1, 2, 3, 4, 5}, size) {
+			for _, i := range b {
+				seen[i]++
+			}
+			qs, as := map[string]bool{}, map[string]bool{}
+			if len(b) > size {
+				t.Errorf("size %d: batch of %d", size, len(b))
+			}
+			for _, i := range b {
+				if qs[pairs[i].Question] || as[pairs[i].Answer] {
+					t.Errorf("size %d: batch %v repeats pair %d's question or answer", size, b, i)
+				}
+				qs[pairs[i].Question], as[pairs[i].Answer] = true, true
+			}
+		}
+		for i := range pairs {
+			if seen[i] != 1 {
+				t.Errorf("size %d: pair %d in %d batches", size, i, seen[i])
+			}
+		}
+	}
+}
