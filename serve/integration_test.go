@@ -150,7 +150,10 @@ func thousandDocs() []string {
 }
 
 // TestDeadlineStopsScoring: a 1,000-document request with --timeout 300ms
-// gets 504 within 300 ms + 100 ms, from a model that needs far longer.
+// gets 504 long before the model would finish: within the deadline plus a
+// second of slack (a busy machine delays the check between candidates, so
+// the bound is about stopping, not speed), and in under half the time the
+// whole request takes.
 func TestDeadlineStopsScoring(t *testing.T) {
 	slow := slowCosinet(t)
 	limits := DefaultLimits()
@@ -172,7 +175,10 @@ func TestDeadlineStopsScoring(t *testing.T) {
 		t.Fatalf("without a deadline: %d", code)
 	}
 	limits.Timeout = 300 * time.Millisecond
-	s2, _ := New(map[string]rank.Ranker{"slow": slow}, limits)
+	s2, err := New(map[string]rank.Ranker{"slow": slow}, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
 	base2, done2 := runServer(t, ctx, s2, o)
 	for i := 0; i < 3; i++ {
 		start = time.Now()
@@ -183,8 +189,9 @@ func TestDeadlineStopsScoring(t *testing.T) {
 		if full < 500*time.Millisecond {
 			t.Skipf("the model took only %v: too fast to test the deadline on this machine", full)
 		}
-		if code != http.StatusGatewayTimeout || ecode != CodeDeadlineExceeded || took > 400*time.Millisecond {
-			t.Fatalf("%d %s after %v, want 504 within 400ms", code, ecode, took)
+		bound := min(limits.Timeout+time.Second, full/2)
+		if code != http.StatusGatewayTimeout || ecode != CodeDeadlineExceeded || took > bound {
+			t.Fatalf("%d %s after %v, want 504 within %v", code, ecode, took, bound)
 		}
 	}
 	cancel()
