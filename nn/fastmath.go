@@ -59,3 +59,28 @@ func gelu32(dst, src []float32) {
 		dst[i] = 0.5 * v * (1 + p*x/q)
 	}
 }
+
+// Tanh32 is tanh in float32 by Cephes' tanhf: an odd polynomial for
+// |x| < 0.625, 1 − 2/(e^{2|x|} + 1) above, ±1 past 9 (where float32's
+// tanh is 1); relative error a few ulp. For scorers outside the tape
+// (HAS's attention over stored binary answers needs 128 per answer word,
+// where math.Tanh in float64 costs more than the sums around it).
+func Tanh32(x float32) float32 {
+	z := x
+	if z < 0 {
+		z = -z
+	}
+	switch {
+	case z > 9:
+		z = 1
+	case z >= 0.625:
+		z = 1 - 2/(exp32(2*z)+1)
+	default:
+		s := x * x
+		return ((((-5.70498872745e-3*s+2.06390887954e-2)*s-5.37397155531e-2)*s+1.33314422036e-1)*s-3.33332819422e-1)*s*x + x
+	}
+	if x < 0 {
+		return -z
+	}
+	return z
+}

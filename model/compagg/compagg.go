@@ -253,11 +253,8 @@ func (m *net[T]) ParamsChanged() {}
 // sentence is a tokenized sentence and its set of words (no punctuation),
 // for the exact-match feature.
 type sentence[T nn.Float] struct {
-	toks  encoder.Tokens
+	encoder.Frozen[T]
 	words map[string]bool
-	// states are a network encoder's token states, computed once: see
-	// net.sentence.
-	states *nn.Tensor[T]
 }
 
 // input is a question prepared for the model: its sentences tokenised.
@@ -271,13 +268,9 @@ func (m *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q
 // fixed. A network encoder's states (USE-Lite, BERT) are then the same in
 // every epoch and for every question a sentence appears in, so they are
 // computed here, once per prepared sentence, instead of in every forward
-// pass; static vectors are a cheap lookup and are left to words.
+// pass (encoder.Freeze).
 func (m *net[T]) sentence(s string) sentence[T] {
-	toks := m.enc.Tokenize(s)
-	if toks.Len() == 0 {
-		// An empty sentence still needs one step: a token without a vector.
-		toks = encoder.Tokens{Text: []string{""}, IDs: []int{-1}}
-	}
+	toks := encoder.NonEmpty(m.enc.Tokenize(s))
 	words := make(map[string]bool, toks.Len())
 	for _, t := range toks.Text {
 		// Subword encoders' pieces mark word starts ("▁" in SentencePiece)
@@ -287,17 +280,13 @@ func (m *net[T]) sentence(s string) sentence[T] {
 			words[t] = true
 		}
 	}
-	out := sentence[T]{toks: toks, words: words}
-	if m.enc.Params().Count() > 0 {
-		out.states = m.rows.Value(func(tp *nn.Tape[T]) *nn.Var[T] { return m.enc.Encode(tp, toks) })
-	}
-	return out
+	return sentence[T]{Frozen: encoder.Freeze(m.enc, &m.rows, toks), words: words}
 }
 
 // exactMatch is the column [T, 1] saying which of a's words occur in b.
 func exactMatch[T nn.Float](a, b sentence[T]) *nn.Tensor[T] {
-	f := nn.NewTensor[T](a.toks.Len(), 1)
-	for i, t := range a.toks.Text {
+	f := nn.NewTensor[T](a.Tokens.Len(), 1)
+	for i, t := range a.Tokens.Text {
 		if b.words[t] { // words leaves punctuation out
 			f.Data[i] = 1
 		}
@@ -307,12 +296,7 @@ func exactMatch[T nn.Float](a, b sentence[T]) *nn.Tensor[T] {
 
 // words encodes a sentence's tokens, with word dropout in training.
 func (m *net[T]) words(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
-	var x *nn.Var[T]
-	if s.states != nil {
-		x = tp.Const(s.states)
-	} else {
-		x = m.enc.Encode(tp, s.toks)
-	}
+	x := s.Encode(tp, m.enc)
 	if m.hyper.WordDropout > 0 {
 		x = tp.Dropout(x, m.hyper.WordDropout)
 	}
@@ -372,7 +356,7 @@ func (m *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) *nn.Var[T] {
 	offsets := make([]int, len(cands)+1) // candidate i's rows of cBar
 	for i, cs := range cands {
 		encoded[i] = m.words(tp, cs)
-		offsets[i+1] = offsets[i] + cs.toks.Len()
+		offsets[i+1] = offsets[i] + cs.Tokens.Len()
 	}
 	cBar := m.context(tp, tp.Stack(encoded...))
 	keysQ := m.keyQ.Forward(tp, qBar)

@@ -207,15 +207,15 @@ func TestFrozenEncoderStatesComputedOnce(t *testing.T) {
 	}
 	q := tinydata.Question()
 	in := m.prepare(q)
-	if in.Text.states == nil {
+	if in.Text.States == nil {
 		t.Fatal("USE-Lite's states were not computed when preparing")
 	}
 	tp := nn.NewTape[float32](nil, 0)
 	tp.SetTrain(false)
 	cached := append([]float32(nil), m.forward(tp, in, false).Value.Data...)
-	in.Text.states = nil
+	in.Text.States = nil
 	for i := range in.Candidates {
-		in.Candidates[i].states = nil
+		in.Candidates[i].States = nil
 	}
 	tp.Reset()
 	recomputed := m.forward(tp, in, false).Value.Data

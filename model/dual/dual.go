@@ -213,12 +213,9 @@ type tower[T nn.Float] struct {
 	pool *pooler[T]
 }
 
-// sentence is a tokenised sentence; states are a network encoder's token
-// states, computed once (the encoder is not fine-tuned).
-type sentence[T nn.Float] struct {
-	toks   encoder.Tokens
-	states *nn.Tensor[T]
-}
+// sentence is a prepared sentence: the encoder is not fine-tuned, so a
+// network encoder's token states are computed once (encoder.Freeze).
+type sentence[T nn.Float] = encoder.Frozen[T]
 
 // net is the network at float type T: float32 to rank and train, float64
 // for the gradient checks of the real code.
@@ -277,29 +274,16 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 
 // sentence prepares s.
 func (n *net[T]) sentence(s string) sentence[T] {
-	toks := n.enc.Tokenize(s)
-	if toks.Len() == 0 {
-		// An empty sentence still needs one step: a token without a vector.
-		toks = encoder.Tokens{Text: []string{""}, IDs: []int{-1}}
-	}
+	toks := encoder.NonEmpty(n.enc.Tokenize(s))
 	if n.hyper.Layer == "transformer" && toks.Len() > MaxLen {
 		toks = encoder.Tokens{Text: toks.Text[:MaxLen], IDs: toks.IDs[:MaxLen]}
 	}
-	out := sentence[T]{toks: toks}
-	if n.enc.Params().Count() > 0 {
-		out.states = n.rows.Value(func(tp *nn.Tape[T]) *nn.Var[T] { return n.enc.Encode(tp, toks) })
-	}
-	return out
+	return encoder.Freeze(n.enc, &n.rows, toks)
 }
 
 // tokens are s's token states [L, Dim], with word dropout in training.
 func (n *net[T]) tokens(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
-	var x *nn.Var[T]
-	if s.states != nil {
-		x = tp.Const(s.states)
-	} else {
-		x = n.enc.Encode(tp, s.toks)
-	}
+	x := s.Encode(tp, n.enc)
 	return tp.Dropout(x, n.hyper.WordDropout)
 }
 

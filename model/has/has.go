@@ -153,12 +153,10 @@ func (n *net[T]) Dim() int { return n.lstm.OutDim() }
 // Params implements model.Trainable.
 func (n *net[T]) Params() *nn.Params[T] { return n.ps }
 
-// sentence is a tokenised sentence; states are a network encoder's token
-// states, computed once (see net.sentence).
+// sentence is a prepared sentence (see net.sentence) and its text.
 type sentence[T nn.Float] struct {
-	text   string
-	toks   encoder.Tokens
-	states *nn.Tensor[T]
+	encoder.Frozen[T]
+	text string
 }
 
 // input is a question prepared for the model.
@@ -170,26 +168,12 @@ func (n *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q
 // compagg): a network encoder's states are the same in every epoch, so
 // they are computed here once; static vectors are a cheap lookup.
 func (n *net[T]) sentence(s string) sentence[T] {
-	toks := n.enc.Tokenize(s)
-	if toks.Len() == 0 {
-		// An empty sentence still needs one step: a token without a vector.
-		toks = encoder.Tokens{Text: []string{""}, IDs: []int{-1}}
-	}
-	out := sentence[T]{text: s, toks: toks}
-	if n.enc.Params().Count() > 0 {
-		out.states = n.rows.Value(func(tp *nn.Tape[T]) *nn.Var[T] { return n.enc.Encode(tp, toks) })
-	}
-	return out
+	return sentence[T]{Frozen: encoder.Freeze(n.enc, &n.rows, encoder.NonEmpty(n.enc.Tokenize(s))), text: s}
 }
 
 // encode is the encoding layer: the BiLSTM over the token states [L, D].
 func (n *net[T]) encode(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
-	var x *nn.Var[T]
-	if s.states != nil {
-		x = tp.Const(s.states)
-	} else {
-		x = n.enc.Encode(tp, s.toks)
-	}
+	x := s.Encode(tp, n.enc)
 	if n.hyper.WordDropout > 0 {
 		x = tp.Dropout(x, n.hyper.WordDropout)
 	}

@@ -222,11 +222,11 @@ func (q *query) scoreUnpacked(mem *Memory, i int, s *scratch) float64 {
 	return q.cosine(s.v)
 }
 
-// energy is mᵀ tanh(x) for x = W₁b + W₂u_q (tanh in float32: tanh32).
+// energy is mᵀ tanh(x) for x = W₁b + W₂u_q (tanh in float32: nn.Tanh32).
 func (q *query) energy(x []float32) float32 {
 	var e float32
 	for j, v := range x {
-		e += q.mvec[j] * tanh32(v)
+		e += q.mvec[j] * nn.Tanh32(v)
 	}
 	return e
 }
