@@ -133,8 +133,7 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 	tp.SetTrain(true)
 	var evalTime time.Duration
 	step := 0
-	var best [][]float32
-	bestDev := math.Inf(-1)
+	best := newBestEpoch()
 	for epoch := 1; epoch <= opts.Epochs; epoch++ {
 		epochStart := time.Now()
 		if epoch > 1 {
@@ -203,20 +202,14 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 		}
 		evalTime += time.Since(t)
 		sum.Epochs = append(sum.Epochs, res)
-		if opts.KeepBest && dev > bestDev {
-			bestDev, sum.Kept = dev, epoch
-			best = snapshot(m.Params(), best)
+		if opts.KeepBest {
+			best.offer(m, epoch, dev, sum)
 		}
 		if opts.EpochEnd != nil {
 			opts.EpochEnd(res)
 		}
 	}
-	if opts.KeepBest && best != nil {
-		for i, p := range m.Params().All() {
-			copy(p.Value.Data, best[i])
-		}
-		m.ParamsChanged()
-	}
+	best.restore(m)
 	sum.Wall = time.Since(start) - evalTime
 	return sum, nil
 }

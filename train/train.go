@@ -132,8 +132,7 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x7a1))
 	var evalTime time.Duration
 	step := 0
-	var best [][]float32 // parameters of the best epoch so far, with KeepBest
-	bestMAP := math.Inf(-1)
+	best := newBestEpoch()
 	for epoch := 1; epoch <= opts.Epochs; epoch++ {
 		epochStart := time.Now()
 		rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
@@ -189,34 +188,57 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 			evalTime += time.Since(t)
 		}
 		sum.Epochs = append(sum.Epochs, res)
-		if opts.KeepBest && res.DevMAP > bestMAP {
-			bestMAP, sum.Kept = res.DevMAP, epoch
-			best = snapshot(m.Params(), best)
+		if opts.KeepBest {
+			best.offer(m, epoch, res.DevMAP, sum)
 		}
 		if opts.EpochEnd != nil {
 			opts.EpochEnd(res)
 		}
 	}
-	if opts.KeepBest && best != nil {
-		for i, p := range m.Params().All() {
-			copy(p.Value.Data, best[i])
-		}
-		m.ParamsChanged()
-	}
+	best.restore(m)
 	sum.Wall = time.Since(start) - evalTime
 	return sum, nil
 }
 
-// snapshot copies the parameter values into dst, reusing its memory.
-func snapshot(ps *nn.Params[float32], dst [][]float32) [][]float32 {
-	all := ps.All()
-	if dst == nil {
-		dst = make([][]float32, len(all))
+// tunable is what keeping the best epoch needs of a model.
+type tunable interface {
+	Params() *nn.Params[float32]
+	ParamsChanged()
+}
+
+// bestEpoch keeps the parameters of the epoch with the best dev score
+// (KeepBest: the papers' early stopping).
+type bestEpoch struct {
+	score float64
+	vals  [][]float32 // the parameters' values then, nil before any
+}
+
+func newBestEpoch() *bestEpoch { return &bestEpoch{score: math.Inf(-1)} }
+
+// offer records epoch's parameters when its dev score beats the best so far.
+func (b *bestEpoch) offer(m tunable, epoch int, score float64, sum *Summary) {
+	if score <= b.score {
+		return
+	}
+	b.score, sum.Kept = score, epoch
+	all := m.Params().All()
+	if b.vals == nil {
+		b.vals = make([][]float32, len(all))
 	}
 	for i, p := range all {
-		dst[i] = append(dst[i][:0], p.Value.Data...)
+		b.vals[i] = append(b.vals[i][:0], p.Value.Data...)
 	}
-	return dst
+}
+
+// restore puts the best epoch's parameters back into m, if any was kept.
+func (b *bestEpoch) restore(m tunable) {
+	if b.vals == nil {
+		return
+	}
+	for i, p := range m.Params().All() {
+		copy(p.Value.Data, b.vals[i])
+	}
+	m.ParamsChanged()
 }
 
 // Record is how a model was trained, as its file keeps it
