@@ -14,6 +14,7 @@
 # --normalize-numbers reads numbers as it was trained to). Prints a
 # Markdown table of MAP / MRR (percent). Environment: AS2 (default ./as2).
 set -euo pipefail
+shopt -s inherit_errexit # a failed evaluation stops the table, never prints 0
 as2=${AS2:-./as2}
 tests=("wikiqa --split test" "trecqa --split test" "squad --split test")
 names=(WikiQA TrecQA "SQuAD-sent test half")
