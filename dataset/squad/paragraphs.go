@@ -1,7 +1,6 @@
 package squad
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,15 +51,9 @@ func (p *Paragraph) SentenceAt(off int) int {
 // ReadParagraphs parses SQuAD JSON from r into its paragraphs, in file
 // order; name is used in errors. It checks what Read checks.
 func ReadParagraphs(r io.Reader, name string) ([]Paragraph, error) {
-	var f file
-	if err := json.NewDecoder(r).Decode(&f); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("file is truncated: %w", err)
-		}
-		return nil, &dataset.ParseError{File: name, Err: fmt.Errorf("not SQuAD JSON: %w", err)}
-	}
-	if f.Data == nil {
-		return nil, &dataset.ParseError{File: name, Err: errors.New(`not SQuAD JSON: no "data" array`)}
+	f, err := decode(r, name)
+	if err != nil {
+		return nil, err
 	}
 	var out []Paragraph
 	nq := 0

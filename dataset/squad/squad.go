@@ -59,16 +59,9 @@ type Article struct {
 // ReadArticles is Read with the questions grouped by article, in file
 // order.
 func ReadArticles(r io.Reader, name string) ([]Article, error) {
-	var f file
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("file is truncated: %w", err)
-		}
-		return nil, &dataset.ParseError{File: name, Err: fmt.Errorf("not SQuAD JSON: %w", err)}
-	}
-	if f.Data == nil {
-		return nil, &dataset.ParseError{File: name, Err: errors.New(`not SQuAD JSON: no "data" array`)}
+	f, err := decode(r, name)
+	if err != nil {
+		return nil, err
 	}
 	var arts []Article
 	para, n := 0, 0
@@ -241,4 +234,20 @@ func Load(path, split string) ([]dataset.Question, error) {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// decode reads SQuAD JSON from r (name for errors): a file with a "data"
+// array, or a ParseError.
+func decode(r io.Reader, name string) (file, error) {
+	var f file
+	if err := json.NewDecoder(r).Decode(&f); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("file is truncated: %w", err)
+		}
+		return f, &dataset.ParseError{File: name, Err: fmt.Errorf("not SQuAD JSON: %w", err)}
+	}
+	if f.Data == nil {
+		return f, &dataset.ParseError{File: name, Err: errors.New(`not SQuAD JSON: no "data" array`)}
+	}
+	return f, nil
 }
