@@ -168,3 +168,45 @@ func Describe(subset dataset.Subset, ties Ties) string {
 	}
 	return b.String()
 }
+
+// Positions tells how often a ranker puts each document position first,
+// against where the correct answers are: a ranker that learnt a
+// benchmark's habit (WikiQA's answers are often its first sentence) puts
+// the first positions on top far more often than gold answers sit there.
+type Positions struct {
+	// Top[p] is the fraction of questions whose top candidate is at
+	// position p (candidates' Position: their place in the document).
+	Top []float64 `json:"top"`
+	// Gold[p] is the fraction of questions with a correct candidate at
+	// position p (a question with several counts at each).
+	Gold []float64 `json:"gold"`
+}
+
+// Positions returns the rates of positions 0 to buckets-2, and of every
+// later position together in the last bucket.
+func (r *Report) Positions(buckets int) Positions {
+	p := Positions{Top: make([]float64, buckets), Gold: make([]float64, buckets)}
+	bucket := func(pos int) int { return min(max(pos, 0), buckets-1) }
+	n := 0
+	for _, rk := range r.Rankings {
+		if len(rk.Ranked) == 0 {
+			continue
+		}
+		n++
+		p.Top[bucket(rk.Question.Candidates[rk.Ranked[0].Index].Position)]++
+		seen := make([]bool, buckets)
+		for _, c := range rk.Question.Candidates {
+			if b := bucket(c.Position); c.Label == dataset.Positive && !seen[b] {
+				seen[b] = true
+				p.Gold[b]++
+			}
+		}
+	}
+	for i := range buckets {
+		if n > 0 {
+			p.Top[i] /= float64(n)
+			p.Gold[i] /= float64(n)
+		}
+	}
+	return p
+}

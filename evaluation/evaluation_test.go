@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -165,5 +166,29 @@ func TestEmptyCandidatesLast(t *testing.T) {
 	res, err := trec.Evaluate(run, Qrels([]dataset.Question{q}), nil, trec.Options{})
 	if err != nil || math.Abs(res.Mean["map"]-rep.Result.Mean["map"]) > 1e-12 {
 		t.Fatalf("run file: %v, %v; as2 %v", res.Mean, err, rep.Result.Mean)
+	}
+}
+
+func TestPositions(t *testing.T) {
+	qs := []dataset.Question{
+		{ID: "a", Candidates: []dataset.Candidate{{Text: "x", Position: 0, Label: 0}, {Text: "y", Position: 1, Label: 1}, {Text: "z", Position: 2, Label: 1}}},
+		{ID: "b", Candidates: []dataset.Candidate{{Text: "x", Position: 0, Label: 1}, {Text: "y", Position: 1, Label: 0}, {Text: "z", Position: 2, Label: 0}}},
+	}
+	// The first candidate always wins.
+	first := rank.Func(func(_ context.Context, q *dataset.Question) ([]float64, error) {
+		s := make([]float64, len(q.Candidates))
+		for i := range s {
+			s[i] = -float64(i)
+		}
+		return s, nil
+	})
+	rep, err := Evaluate(context.Background(), first, qs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Positions(2) // positions 0, and 1 or later
+	want := Positions{Top: []float64{1, 0}, Gold: []float64{0.5, 0.5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }

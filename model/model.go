@@ -80,7 +80,10 @@ type Model interface {
 }
 
 // Write writes m to w.
-func Write(w io.Writer, m Model) error {
+func Write(w io.Writer, m Model) error { return write(w, m, false) }
+
+// write writes m to w, its matrices as int8 when int8 (see WriteInt8).
+func write(w io.Writer, m Model, int8 bool) error {
 	cfg := m.Config()
 	cfg.Format = FormatVersion
 	cfg.AS2Version = version.String()
@@ -91,14 +94,34 @@ func Write(w io.Writer, m Model) error {
 	tensors := m.Tensors()
 	sum := sha256.Sum256(js)
 	in := Integrity{Config: hex.EncodeToString(sum[:]), Tensors: make(map[string]string, len(tensors))}
+	meta := map[string]string{MetadataKey: string(js)}
+	stored := make([]safetensors.Tensor, 0, len(tensors))
+	var quantized []string
 	for _, t := range tensors {
-		in.Tensors[t.Name] = tensorDigest(t)
+		if !int8 || !quantizable(t) {
+			in.Tensors[t.Name] = tensorDigest(t)
+			stored = append(stored, t)
+			continue
+		}
+		q, scales, deq := quantizeRows(t)
+		// The digest covers the values a reader will use.
+		in.Tensors[t.Name] = tensorDigest(safetensors.Tensor{Name: t.Name, Shape: t.Shape, Data: deq})
+		stored = append(stored, q, scales)
+		quantized = append(quantized, t.Name)
+	}
+	if int8 {
+		list, err := json.Marshal(quantized)
+		if err != nil {
+			return err
+		}
+		meta[Int8Key] = string(list)
 	}
 	ijs, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
-	return safetensors.Write(w, tensors, map[string]string{MetadataKey: string(js), IntegrityKey: string(ijs)})
+	meta[IntegrityKey] = string(ijs)
+	return safetensors.Write(w, stored, meta)
 }
 
 // tensorDigest is the SHA-256 of t's name, shape and values, in hex.
@@ -117,8 +140,7 @@ func tensorDigest(t safetensors.Tensor) string {
 }
 
 // verify checks a file's digests (the JSON ijs, IntegrityKey) against its
-// configuration js and its tensors. Read calls it after the model decoded,
-// so that a file with a plainer fault gets the plainer error.
+// configuration js and its tensors.
 func verify(ijs, js string, tensors []safetensors.Tensor) error {
 	// encoding/json matches keys regardless of case: check them exactly,
 	// so that no flipped bit goes unnoticed.
@@ -153,6 +175,9 @@ func Read(r io.Reader) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tensors, err = dequantize(tensors, meta); err != nil {
+		return nil, err
+	}
 	js, ok := meta[MetadataKey]
 	if !ok {
 		return nil, errors.New("not an as2 model: the safetensors metadata has no \"as2\" configuration")
@@ -165,20 +190,25 @@ func Read(r io.Reader) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %w", err)
 	}
+	// A file with digests is checked whatever its format says: a flipped
+	// bit could turn format 3 into 2. The digests are computed before
+	// decoding, which may transform tensors in place (normalising rows),
+	// and reported after it, so that a file with a plainer fault gets the
+	// plainer error.
+	ijs, signed := meta[IntegrityKey]
+	var integrity error
+	if signed {
+		integrity = verify(ijs, js, tensors)
+	}
 	m, err := a.decode(cfg, tensors)
 	if err != nil {
 		return nil, fmt.Errorf("%s model: %w", cfg.Architecture, err)
 	}
-	// A file with digests is checked whatever its format says: a flipped
-	// bit could turn format 3 into 2.
-	ijs, signed := meta[IntegrityKey]
 	if cfg.Format >= 3 && !signed {
 		return nil, fmt.Errorf("%s model: format %d file without integrity digests: the file is corrupt", cfg.Architecture, cfg.Format)
 	}
-	if signed {
-		if err := verify(ijs, js, tensors); err != nil {
-			return nil, fmt.Errorf("%s model: %w", cfg.Architecture, err)
-		}
+	if integrity != nil {
+		return nil, fmt.Errorf("%s model: %w", cfg.Architecture, integrity)
 	}
 	// Every format records the parameter count; a file whose count
 	// disagrees with the parameters it loads is not what it says.
@@ -208,9 +238,14 @@ func parseConfig(js string) (Config, error) {
 }
 
 // Save writes m to path atomically: the file appears whole or not at all.
-func Save(path string, m Model) error {
+func Save(path string, m Model) error { return save(path, m, false) }
+
+// SaveInt8 writes m to path as WriteInt8 does, atomically.
+func SaveInt8(path string, m Model) error { return save(path, m, true) }
+
+func save(path string, m Model, int8 bool) error {
 	var buf bytes.Buffer
-	if err := Write(&buf, m); err != nil {
+	if err := write(&buf, m, int8); err != nil {
 		return err
 	}
 	return renameio.WriteFile(path, buf.Bytes(), 0o644)

@@ -10,11 +10,14 @@
 #     "Cross-encoder_list, WikiQA|out/models/wikiqa/Cross-encoder_list-USE-Lite-1.as2|wikiqa|" \
 #     "Cross-encoder_list, TrecQA|out/models/trecqa/Cross-encoder_list-USE-Lite-1.as2|trecqa|--normalize-numbers"
 #
-# EVAL FLAGS are dataset flags for every test set (a model trained with
+# TRAINED ON is a dataset or a comma-separated list (wikiqa,trecqa,squad)
+# of those the model trained on. EVAL FLAGS are dataset flags for every test set (a model trained with
 # --normalize-numbers reads numbers as it was trained to). Prints a
 # Markdown table of MAP / MRR (percent). Environment: AS2 (default ./as2).
 set -euo pipefail
 shopt -s inherit_errexit # a failed evaluation stops the table, never prints 0
+# The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
+export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 as2=${AS2:-./as2}
 tests=("wikiqa --split test" "trecqa --split test" "squad --split test")
 names=(WikiQA TrecQA "SQuAD-sent test half")
@@ -46,7 +49,7 @@ for spec in "$@"; do
   printf '| %s |' "$name"
   for t in "${tests[@]}"; do
     c=$(cell "$t" --model "$model" "${fl[@]}")
-    if [ "${t%% *}" = "$trained" ]; then
+    if [[ ",$trained," == *",${t%% *},"* ]]; then
       c="$c (in-domain)"
     fi
     printf ' %s |' "$c"

@@ -24,6 +24,8 @@
 #              with the row name's non-alphanumerics as "-" (for later
 #              studies, e.g. scripts/generalisation.sh)
 set -euo pipefail
+# The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
+export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 variants_file=$1
 dataset=${2:-wikiqa}
 seeds=${3:-5}

@@ -22,6 +22,8 @@
 # al. 2020), each built once with seed 1 and cached in $PRETRAINED
 # (default ./pretrained).
 set -euo pipefail
+# The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
+export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 dataset=${1:-wikiqa}
 seeds=${2:-5}
 shift $(( $# > 2 ? 2 : $# ))

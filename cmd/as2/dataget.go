@@ -56,9 +56,7 @@ as2/data under the user cache directory (~/.cache/as2/data on Linux,
 ~/Library/Caches/as2/data on macOS, %LocalAppData%\as2\data on Windows).
 
 Where as2 looks for benchmarks when --path is not given: $AS2_DATA, else
-../shared/data if that folder exists (a checkout beside the project's shared
-data), else that per-user folder. Relative paths are relative to the current
-directory.
+that per-user folder. Relative paths are relative to the current directory.
 
 Files already present with the right checksum are not downloaded again. A
 download goes to FILE.part first: an interrupted one (connection lost,

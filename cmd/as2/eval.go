@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -33,6 +34,7 @@ type evalCmd struct {
 	ties        string
 	tieSeed     uint64
 	perQuestion bool
+	positions   int
 	allQueries  bool
 }
 
@@ -73,6 +75,7 @@ a correct answer in the top K), ndcg@K.`,
 	fs.StringVar(&e.ties, "ties", "position", "order of equal scores: position (document order) or random (seeded by --tie-seed)")
 	fs.Uint64Var(&e.tieSeed, "tie-seed", 1, "seed for --ties random")
 	fs.BoolVar(&e.perQuestion, "per-question", false, "also print every question's values")
+	fs.IntVar(&e.positions, "positions", 0, "also print, for document positions 0 to N-2 and N-1 or later, how often the ranker puts a candidate there first and how often a correct one is there (a position bias check; 0: no)")
 	fs.BoolVar(&e.allQueries, "all-queries", false, "with --qrels: average over every qrels question, scoring those missing from the run 0 (trec_eval -c)")
 	return cmd
 }
@@ -88,6 +91,9 @@ type summary struct {
 	Questions   int                `json:"questions"`
 	Metrics     map[string]float64 `json:"metrics"`
 	PerQuestion []questionValues   `json:"per_question,omitempty"`
+	// Positions, with --positions: how often each document position is
+	// ranked first, against how often a correct answer sits there.
+	Positions *evaluation.Positions `json:"positions,omitempty"`
 }
 
 type questionValues struct {
@@ -102,6 +108,12 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	ms, err := parseMeasures(e.metrics)
 	if err != nil {
 		return err
+	}
+	switch {
+	case e.positions < 0:
+		return fmt.Errorf("--positions %d: must be >= 0", e.positions)
+	case e.positions > 0 && e.qrels != "":
+		return fmt.Errorf("--positions needs --dataset: a run file has no document positions")
 	}
 	if e.qrels != "" {
 		return e.evalRunFile(cmd, ms)
@@ -145,6 +157,10 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 		}
 	}
 	s := summary{Dataset: e.data.name, Split: e.data.splitName(""), Subset: string(sub), Ranker: e.ranker.label()}
+	if e.positions > 0 {
+		p := rep.Positions(e.positions)
+		s.Positions = &p
+	}
 	if err := e.print(cmd.OutOrStdout(), s, rep.Result, evaluation.Describe(sub, ties)); err != nil {
 		return err
 	}
@@ -221,6 +237,16 @@ func (e *evalCmd) print(w io.Writer, s summary, res metric.Result, note string) 
 	}
 	for _, m := range res.Measures {
 		fmt.Fprintf(tw, "%s\t%.4f\n", m.Name, s.Metrics[m.Name])
+	}
+	if p := s.Positions; p != nil {
+		fmt.Fprintln(tw, "\nposition\tranked first\tcorrect there")
+		for i := range p.Top {
+			pos := strconv.Itoa(i)
+			if i == len(p.Top)-1 {
+				pos += "+"
+			}
+			fmt.Fprintf(tw, "%s\t%.2f%%\t%.2f%%\n", pos, 100*p.Top[i], 100*p.Gold[i])
+		}
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +16,11 @@ import (
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/model"
 	_ "github.com/as2/as2/model/all" // links every architecture
+	"github.com/as2/as2/model/builtin"
 	"github.com/as2/as2/model/crossencoder"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/rank/cascade"
+	"github.com/as2/as2/trigger"
 )
 
 // datasetFlags select a benchmark and its evaluation subset.
@@ -43,7 +46,7 @@ func warnEmpty(w io.Writer, what string, p dataset.EmptyPolicy, c dataset.EmptyC
 
 func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
 	fs.StringVar(&d.name, "dataset", "", "benchmark: "+strings.Join(catalog.Names, ", ")+" (jsonl and tsv are as2's formats for your own data)")
-	fs.StringVar(&d.path, "path", "", "dataset folder or file (default <data folder>/<dataset>: $AS2_DATA, else ../shared/data if it exists, else the per-user folder of as2 data get)")
+	fs.StringVar(&d.path, "path", "", "dataset folder or file (default <data folder>/<dataset>: $AS2_DATA, else the per-user folder of as2 data get)")
 	fs.StringVar(&d.split, "split", "", "split: train, dev, test (wikiqa); train, train-all, dev, test, raw-dev, raw-test (trecqa; dev/test are the clean sets); dev, or its article-disjoint halves train and test (squad). Default test (squad: dev)")
 	fs.StringVar(&d.subset, "subset", subsetDefault, "questions to keep: all, answered (>= 1 correct candidate; the Cosinet paper), filtered (>= 1 correct and >= 1 incorrect; the WikiQA paper's -filtered.ref)")
 	fs.Uint64Var(&d.seed, "shuffle-seed", 1, "seed for shuffling TrecQA candidates, which the files store positives first")
@@ -110,6 +113,9 @@ func (d *datasetFlags) load(split string, sub dataset.Subset) (all, kept []datas
 
 // rankerFlags choose and configure a ranker.
 type rankerFlags struct {
+	// def is --ranker's default: wo+rr unless the command sets it (rank
+	// and serve rank with the built-in model when nothing is named).
+	def     string
 	name    string
 	model   string
 	cascade string
@@ -122,7 +128,7 @@ type rankerFlags struct {
 func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
 	r.fs = fs
-	fs.StringVar(&r.name, "ranker", "wo+rr", "rule-based ranker: "+strings.Join(rank.Names, ", "))
+	fs.StringVar(&r.name, "ranker", cmp.Or(r.def, "wo+rr"), "ranker: "+builtin.Name+" (the built-in neural model, in the binary) or a rule-based ranker: "+strings.Join(rank.Names, ", "))
 	fs.StringVar(&r.model, "model", "", "model file (from as2 train or as2 import) to rank with, instead of --ranker; a folder is a Hugging Face cross-encoder checkpoint, ranked as it is")
 	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
 	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")
@@ -184,10 +190,13 @@ func (r *rankerFlags) check() error {
 	return nil
 }
 
-// loadModel reads an as2 model file, or, given a folder, ranks with the
-// Hugging Face cross-encoder checkpoint in it as it is (what as2 import hf
-// would write).
+// loadModel reads an as2 model file, a blend of rankers (FILE.json, from
+// as2 tune blend), or, given a folder, ranks with the Hugging Face
+// cross-encoder checkpoint in it as it is (what as2 import hf would write).
 func loadModel(path string) (rank.Ranker, error) {
+	if filepath.Ext(path) == ".json" {
+		return loadBlend(path)
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		m, err := crossencoder.LoadHF(path)
 		if err != nil {
@@ -222,7 +231,7 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 				}
 				return m, err
 			}
-			return rank.New(name, r.opts)
+			return namedRanker(name, r.opts)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("--cascade: %w", err)
@@ -242,11 +251,29 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	default:
 		return nil, fmt.Errorf("--idf %q: want pool or collection", r.idf)
 	}
-	rk, err := rank.New(r.name, r.opts)
+	rk, err := namedRanker(r.name, r.opts)
 	if err != nil {
 		return nil, fmt.Errorf("--ranker: %w", err)
 	}
 	return rk, nil
+}
+
+// namedRanker returns the ranker a bare name names: the built-in model or
+// a rule-based ranker.
+func namedRanker(name string, opts rank.Options) (rank.Ranker, error) {
+	if name == builtin.Name {
+		return builtin.Ranker()
+	}
+	return rank.New(name, opts)
+}
+
+// calibration returns the answer-triggering calibration of the ranker the
+// flags name, when as2 has one: the built-in model's.
+func (r *rankerFlags) calibration() (trigger.Calibration, bool) {
+	if r.model == "" && r.cascade == "" && r.name == builtin.Name {
+		return builtin.Calibration(), true
+	}
+	return trigger.Calibration{}, false
 }
 
 // pathFlag names the flag that gives a dataset's path, for errors.

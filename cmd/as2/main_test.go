@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,6 +79,9 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestRankDocument ranks a document with the built-in model, the default:
+// calibrated scores, best first, a column that says which sentences
+// answer, and "no answer" for a question the document does not answer.
 func TestRankDocument(t *testing.T) {
 	doc := filepath.Join(t.TempDir(), "doc.txt")
 	os.WriteFile(doc, []byte("The Berlin Wall was built in 1961. It fell on 9 November 1989. Berlin is the capital of Germany."), 0o644)
@@ -85,9 +89,30 @@ func TestRankDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The format; how well the model ranks is measured in model/builtin.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[1], "1\t") || !strings.Contains(lines[1], "The Berlin Wall was built in 1961.") {
+	if len(lines) != 3 || lines[0] != "rank\tscore\tanswer\tsentence" || !strings.HasPrefix(lines[1], "1\t") || !strings.HasPrefix(lines[2], "2\t") {
 		t.Fatalf("output:\n%s", out)
+	}
+	prev := 1.0
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		p, err := strconv.ParseFloat(f[1], 64)
+		if err != nil || p < 0 || p > prev || len(f) != 4 || (f[2] != "yes" && f[2] != "no") {
+			t.Fatalf("line %q: want a probability, no higher than the one above, and yes or no", l)
+		}
+		prev = p
+	}
+	out, err = run(t, "rank", "--question", "How do penguins keep their eggs warm?", "--document", doc, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "as2: no answer:") || !strings.Contains(out, `"answer":false`) {
+		t.Fatalf("no answer expected:\n%s", out)
+	}
+	out, err = run(t, "rank", "--question", "When did the Berlin Wall fall?", "--document", doc, "--raw-scores")
+	if err != nil || !strings.HasPrefix(out, "rank\tscore\tsentence\n1\t") {
+		t.Fatalf("--raw-scores: %v\n%s", err, out)
 	}
 }
 

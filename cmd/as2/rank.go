@@ -17,9 +17,11 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/model/builtin"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
 	"github.com/as2/as2/trec"
+	"github.com/as2/as2/trigger"
 )
 
 type rankCmd struct {
@@ -32,6 +34,8 @@ type rankCmd struct {
 	empty       string
 	output      string
 	top         int
+	calFile     string
+	raw         bool
 }
 
 func newRankCmd() *cobra.Command {
@@ -59,15 +63,28 @@ Empty or white-space candidates (--empty keep, the default) stay in their
 place in the input, are never given to the ranker, and come last (score -Inf
 in tsv, null in json).
 
-The default ranker, wo+rr, needs no data or model: it ranks by the number of
-words shared with the question, ties broken by the original order.`,
+The default ranker is the built-in model (--ranker builtin): a neural
+cross-encoder embedded in as2, which needs no data, model file or download
+(see the README for what it was trained on and how it scores). Its scores
+are calibrated: the probability that the sentence answers the question. A
+sentence "answers" (tsv column answer: yes) when its probability reaches the
+threshold chosen on dev; when the best sentence does not, the document has no
+answer (json: "answer": false, and a note on standard error with
+--document). --calibration FILE does the same for any ranker, from as2
+trigger --out; --raw-scores prints the ranker's own scores. trec output
+always carries the raw scores.
+
+--ranker wo+rr ranks by the number of words shared with the question, ties
+broken by the original order, and needs nothing at all.`,
 		Example: `  as2 rank --question "when did the berlin wall fall?" --document article.txt --top 3
+  as2 rank --input questions.jsonl > ranked.jsonl
   as2 rank --input questions.jsonl --ranker bm25 > ranked.jsonl
   as2 rank --input questions.jsonl --model m.as2 --format trec > m.run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return r.exec(cmd) },
 	}
 	fs := cmd.Flags()
+	r.ranker.def = builtin.Name
 	r.ranker.register(fs)
 	fs.StringVar(&r.question, "question", "", "the question (with --document)")
 	fs.StringVar(&r.document, "document", "", "text file whose sentences are ranked (- reads standard input)")
@@ -77,6 +94,8 @@ words shared with the question, ties broken by the original order.`,
 	fs.StringVar(&r.empty, "empty", "keep", emptyFlagHelp)
 	fs.StringVar(&r.output, "output", "-", "where to write the rankings (- is standard output); files are written atomically")
 	fs.IntVar(&r.top, "top", 0, "keep only the best N candidates per question (0: all)")
+	fs.StringVar(&r.calFile, "calibration", "", "answer-triggering calibration (JSON from as2 trigger --out): scores become probabilities and say whether a sentence answers (the built-in model has its own)")
+	fs.BoolVar(&r.raw, "raw-scores", false, "print the ranker's own scores, not calibrated probabilities")
 	return cmd
 }
 
@@ -133,12 +152,19 @@ func (r *rankCmd) rankDocument(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	cal, err := r.calibration()
+	if err != nil {
+		return err
+	}
 	format := cmp.Or(r.format, "tsv")
 	return writeAtomic(r.output, cmd.OutOrStdout(), func(w io.Writer) error {
-		out := r.newWriter(w, format, false)
+		out := r.newWriter(w, format, false, cal)
 		ranked, err := evaluation.Rank(cmd.Context(), rk, &q, evaluation.ByPosition, 0)
 		if err != nil {
 			return err
+		}
+		if cal != nil && len(ranked) > 0 && !cal.Answer(ranked[0].Score) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "as2: no answer: no sentence reaches the answer threshold (best probability %.3f, threshold %.3f)\n", cal.Prob(ranked[0].Score), cal.Threshold)
 		}
 		if err := out.write(&q, r.cut(ranked)); err != nil {
 			return err
@@ -172,11 +198,15 @@ func (r *rankCmd) rankFile(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	cal, err := r.calibration()
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	bar := newProgress(cmd.ErrOrStderr(), len(qs), "questions")
 	defer bar.done()
 	return writeAtomic(r.output, cmd.OutOrStdout(), func(w io.Writer) error {
-		out := r.newWriter(w, cmp.Or(r.format, "json"), true)
+		out := r.newWriter(w, cmp.Or(r.format, "json"), true, cal)
 		for i := range qs {
 			// A signal stops the loop between questions (and the ranker,
 			// if it checks ctx, within one).
@@ -195,6 +225,26 @@ func (r *rankCmd) rankFile(cmd *cobra.Command) error {
 		}
 		return out.flush()
 	})
+}
+
+// calibration returns the calibration that turns scores into
+// probabilities: --calibration's, else the ranker's own (the built-in
+// model's), else none; --raw-scores turns it off.
+func (r *rankCmd) calibration() (*trigger.Calibration, error) {
+	if r.raw {
+		return nil, nil
+	}
+	if r.calFile != "" {
+		var c trigger.Calibration
+		if err := readJSONFile(r.calFile, &c); err != nil {
+			return nil, fmt.Errorf("--calibration: %w", err)
+		}
+		return &c, nil
+	}
+	if c, ok := r.ranker.calibration(); ok {
+		return &c, nil
+	}
+	return nil, nil
 }
 
 func (r *rankCmd) cut(ranked []rank.Scored) []rank.Scored {
@@ -216,6 +266,10 @@ type rankedQuestion struct {
 	ID       string            `json:"id"`
 	Question string            `json:"question"`
 	Ranking  []rankedCandidate `json:"ranking"`
+	// Answer and Probability are given when the scores are calibrated:
+	// whether the best candidate answers, and its probability.
+	Answer      *bool    `json:"answer,omitempty"`
+	Probability *float64 `json:"probability,omitempty"`
 }
 
 // rankWriter writes rankings, one question at a time, in a --format.
@@ -225,10 +279,13 @@ type rankWriter struct {
 	qid    bool // tsv: a question id column (--input)
 	tag    string
 	header bool
+	// cal, when set, turns scores into probabilities and says which
+	// sentences answer (not in trec runs, which keep the raw scores).
+	cal *trigger.Calibration
 }
 
-func (r *rankCmd) newWriter(w io.Writer, format string, qid bool) *rankWriter {
-	return &rankWriter{bw: bufio.NewWriter(w), format: format, qid: qid, tag: runTag(r.ranker.label())}
+func (r *rankCmd) newWriter(w io.Writer, format string, qid bool, cal *trigger.Calibration) *rankWriter {
+	return &rankWriter{bw: bufio.NewWriter(w), format: format, qid: qid, tag: runTag(r.ranker.label()), cal: cal}
 }
 
 // tsvField keeps a field on its line and in its column.
@@ -242,9 +299,14 @@ func (o *rankWriter) write(q *dataset.Question, ranked []rank.Scored) error {
 			c := q.Candidates[s.Index]
 			rc := rankedCandidate{Rank: k + 1, Index: s.Index, ID: c.ID, Text: c.Text}
 			if !math.IsInf(s.Score, 0) && !math.IsNaN(s.Score) {
-				rc.Score = &s.Score
+				v := o.score(s.Score)
+				rc.Score = &v
 			}
 			out.Ranking = append(out.Ranking, rc)
+		}
+		if o.cal != nil && len(ranked) > 0 {
+			p, a := o.cal.Prob(ranked[0].Score), o.cal.Answer(ranked[0].Score)
+			out.Probability, out.Answer = &p, &a
 		}
 		enc := json.NewEncoder(o.bw)
 		enc.SetEscapeHTML(false)
@@ -261,16 +323,32 @@ func (o *rankWriter) write(q *dataset.Question, ranked []rank.Scored) error {
 		if o.qid {
 			fmt.Fprint(o.bw, "qid\t")
 		}
-		fmt.Fprintln(o.bw, "rank\tscore\tsentence")
+		if o.cal != nil {
+			fmt.Fprintln(o.bw, "rank\tscore\tanswer\tsentence")
+		} else {
+			fmt.Fprintln(o.bw, "rank\tscore\tsentence")
+		}
 		o.header = true
 	}
 	for k, s := range ranked {
 		if o.qid {
 			fmt.Fprintf(o.bw, "%s\t", tsvField.Replace(q.ID))
 		}
-		fmt.Fprintf(o.bw, "%d\t%.4f\t%s\n", k+1, s.Score, tsvField.Replace(q.Candidates[s.Index].Text))
+		fmt.Fprintf(o.bw, "%d\t%.4f\t", k+1, o.score(s.Score))
+		if o.cal != nil {
+			fmt.Fprint(o.bw, map[bool]string{true: "yes\t", false: "no\t"}[o.cal.Answer(s.Score)])
+		}
+		fmt.Fprintln(o.bw, tsvField.Replace(q.Candidates[s.Index].Text))
 	}
 	return nil
+}
+
+// score is the score to print: the probability when calibrated.
+func (o *rankWriter) score(s float64) float64 {
+	if o.cal != nil {
+		return o.cal.Prob(s)
+	}
+	return s
 }
 
 func (o *rankWriter) flush() error { return o.bw.Flush() }

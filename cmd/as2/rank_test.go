@@ -70,7 +70,7 @@ func TestRankFormats(t *testing.T) {
 		}},
 	} {
 		t.Run("format="+tc.format, func(t *testing.T) {
-			args := []string{"rank", "--input", in, "--output", outFile}
+			args := []string{"rank", "--ranker", "wo+rr", "--input", in, "--output", outFile}
 			if tc.format != "" {
 				args = append(args, "--format", tc.format)
 			}
@@ -92,7 +92,7 @@ func TestRankFormats(t *testing.T) {
 			"json": `{"id":"1","question":"who wrote hamlet?","ranking":[{"rank":1,"index":1`,
 			"trec": "1 Q0 1 1 ",
 		} {
-			out, err := run(t, "rank", "--question", "who wrote hamlet?", "--document", doc, "--format", format)
+			out, err := run(t, "rank", "--ranker", "wo+rr", "--question", "who wrote hamlet?", "--document", doc, "--format", format)
 			if err != nil || !strings.HasPrefix(out, want) {
 				t.Errorf("--format %s: %v\n%s", format, err, out)
 			}
@@ -105,7 +105,7 @@ func TestRankFormats(t *testing.T) {
 		}
 	})
 	t.Run("skip", func(t *testing.T) {
-		msg, err := run(t, "rank", "--input", in, "--empty", "skip", "--output", outFile)
+		msg, err := run(t, "rank", "--ranker", "wo+rr", "--input", in, "--empty", "skip", "--output", outFile)
 		if err != nil || !strings.Contains(msg, "skipped 3 empty or white-space candidates (1 of them labelled relevant) and 1 questions left without candidates") {
 			t.Fatalf("--empty skip: %v, %q", err, msg)
 		}

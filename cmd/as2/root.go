@@ -21,8 +21,8 @@ SQuAD-sent) and its own JSONL/TSV formats, evaluates rankers with trec_eval's
 exact definitions, and ranks from the command line.
 
 Benchmarks are looked up, when --path is not given, under $AS2_DATA, else
-../shared/data if it exists, else the per-user folder that "as2 data get"
-fills (see as2 data get --help).`,
+the per-user folder that "as2 data get" fills (see as2 data get --help).
+as2 rank and as2 serve need no data: they rank with the built-in model.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),
@@ -61,6 +61,6 @@ fills (see as2 data get --help).`,
 		}
 		return nil
 	}
-	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd(), newRetrieveCmd())
+	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd(), newQuantizeCmd(), newRetrieveCmd())
 	return root
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/as2/as2/model/builtin"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/serve"
 	"github.com/as2/as2/trigger"
@@ -45,9 +46,12 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve rankers over HTTP (rerank and answer-sentence selection)",
-		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is a
-rule-based ranker (rr, wo, wo+rr, jaccard, bm25, idf-overlap) or a model file from
-as2 train; each --cascade NAME=SPEC a cascade (see as2 eval --cascade).
+		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is
+builtin (the built-in neural model, with its calibration: /v1/select says
+whether the document has an answer), a rule-based ranker (rr, wo, wo+rr,
+jaccard, bm25, idf-overlap) or a model file from as2 train; each --cascade
+NAME=SPEC a cascade (see as2 eval --cascade; a stage may be builtin). With
+neither, as2 serves the built-in model as "builtin".
 Requests name it in "model"; --default names the model of requests that name
 none (without --default: the first name in sorted order).
 
@@ -64,7 +68,9 @@ once, --queue more wait up to --queue-wait, the rest get 429 with Retry-After.
 On SIGINT or SIGTERM /readyz fails at once, the server keeps serving for
 --drain (responses ask clients to close their connections), then stops
 accepting and finishes in-flight requests within --grace.`,
-		Example: `  as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
+		Example: `  as2 serve
+  curl -s localhost:8080/v1/select -d '{"question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote it."}'
+  as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
   curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -106,7 +112,7 @@ accepting and finishes in-flight requests within --grace.`,
 				}
 			}
 			if len(specs) == 0 && len(chains) == 0 {
-				specs = []string{"wo+rr=wo+rr"}
+				specs = []string{builtin.Name + "=" + builtin.Name}
 			}
 			rankers := map[string]rank.Ranker{}
 			// add builds the ranker of one NAME=SPEC flag value.
@@ -136,12 +142,12 @@ accepting and finishes in-flight requests within --grace.`,
 			for _, spec := range specs {
 				// A SPEC that is neither a rule-based ranker nor an existing
 				// file is reported as a missing file, not as an unknown ranker.
-				if name, target, ok := strings.Cut(spec, "="); ok && target != "" && !slices.Contains(rank.Names, target) {
+				if name, target, ok := strings.Cut(spec, "="); ok && target != "" && target != builtin.Name && !slices.Contains(rank.Names, target) {
 					if _, err := os.Stat(strings.TrimPrefix(target, "file:")); err != nil {
 						if specFile(target) != "" { // a path or a name with an extension: a file was meant
 							return fmt.Errorf("--ranker %s: model file %s: file not found", spec, target)
 						}
-						return fmt.Errorf("--ranker %s: unknown ranker %q (rule-based: %s) and no model file %s: file not found", spec, target, strings.Join(rank.Names, ", "), target)
+						return fmt.Errorf("--ranker %s: unknown ranker %q (%s, or rule-based: %s) and no model file %s: file not found", spec, target, builtin.Name, strings.Join(rank.Names, ", "), target)
 					}
 					if !strings.HasPrefix(target, "file:") {
 						spec = name + "=file:" + target
@@ -163,6 +169,15 @@ accepting and finishes in-flight requests within --grace.`,
 			if def != "" {
 				if err := srv.SetDefault(def); err != nil {
 					return fmt.Errorf("--default: %w", err)
+				}
+			}
+			// The built-in model brings its calibration; --calibration
+			// may replace it.
+			for _, spec := range specs {
+				if name, target, _ := strings.Cut(spec, "="); target == builtin.Name {
+					if err := srv.Calibrate(name, builtin.Calibration()); err != nil {
+						return err
+					}
 				}
 			}
 			for _, spec := range calibs {
@@ -190,7 +205,7 @@ accepting and finishes in-flight requests within --grace.`,
 	fs := cmd.Flags()
 	fs.StringVar(&config, "config", "", "YAML configuration (addr, rankers, cascades, calibrations, limits, grace); flags add to it or override it")
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: a rule-based ranker or a model file (default wo+rr=wo+rr)")
+	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: builtin (the built-in neural model, calibrated), a rule-based ranker or a model file (default builtin=builtin)")
 	fs.StringArrayVar(&calibs, "calibration", nil, "NAME=FILE, repeatable: answer-triggering calibration (as2 trigger --out) for a ranker; /v1/select then says whether there is an answer")
 	fs.StringArrayVar(&chains, "cascade", nil, `NAME=SPEC, repeatable: a cascade of rankers, e.g. fast="bm25:100,cosinet=m.as2:10"`)
 	fs.Int64Var(&limits.MaxBodyBytes, "max-body", limits.MaxBodyBytes, "largest request body, in bytes")

@@ -94,6 +94,6 @@ file.`,
 	fs.StringVar(&ks, "k", "1,5,10,25,50,100", "candidates the first stage may pass on, comma-separated")
 	fs.DurationVar(&budget, "budget", 0, "mean latency per question to fit (0: use --target)")
 	fs.Float64Var(&target, "target", 0.995, "fraction of the last stage's P@1 to keep, without --budget")
-	cmd.AddCommand(c)
+	cmd.AddCommand(c, newTuneBlendCmd())
 	return cmd
 }

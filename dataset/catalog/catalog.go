@@ -33,31 +33,21 @@ type Options struct {
 	Counts *dataset.EmptyCounts
 }
 
-// SharedDataDir is the project's shared data folder, beside a checkout of
-// the repository: as2 reads benchmarks from it when it exists (tests and CI
-// use it). It is relative to the current directory.
-var SharedDataDir = filepath.Join("..", "shared", "data")
-
 // DataDir is where the benchmarks and word vectors are looked up when no
-// path is given, the first of:
-//
-//  1. $AS2_DATA, if set;
-//  2. ../shared/data, if that folder exists (SharedDataDir);
-//  3. the per-user folder that `as2 data get` fills (UserDataDir).
-//
-// If UserDataDir fails (no home directory), it returns SharedDataDir, so
-// that errors name a path.
+// path is given: $AS2_DATA if set (absolute, or relative to the current
+// directory), else the per-user folder that `as2 data get` fills
+// (UserDataDir). It never depends on where the repository is: the project's
+// tests and scripts set $AS2_DATA to their shared data. If UserDataDir
+// fails (no home directory), it returns "as2-data", so that errors name a
+// path.
 func DataDir() string {
 	if d := os.Getenv("AS2_DATA"); d != "" {
 		return d
 	}
-	if st, err := os.Stat(SharedDataDir); err == nil && st.IsDir() {
-		return SharedDataDir
-	}
 	if d, err := UserDataDir(); err == nil {
 		return d
 	}
-	return SharedDataDir
+	return "as2-data"
 }
 
 // UserDataDir is the per-user data folder: as2/data under the user's cache

@@ -7,17 +7,19 @@ import (
 	"testing"
 )
 
-// TestDataDirPrecedence: $AS2_DATA, else ../shared/data if it exists, else
-// the per-user folder; downloads never go to ../shared/data.
+// TestDataDirPrecedence: $AS2_DATA, else the per-user folder, whatever
+// the current directory holds.
 func TestDataDirPrecedence(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the per-user folder is set through $XDG_CACHE_HOME on Linux only")
 	}
 	tmp := t.TempDir()
-	shared, cache, env := filepath.Join(tmp, "shared"), filepath.Join(tmp, "cache"), filepath.Join(tmp, "env")
-	old := SharedDataDir
-	t.Cleanup(func() { SharedDataDir = old })
-	SharedDataDir = shared
+	// A ../shared/data beside the current directory (as beside a checkout
+	// of the repository) must not matter.
+	shared, cache, env := filepath.Join(tmp, "shared", "data"), filepath.Join(tmp, "cache"), filepath.Join(tmp, "env")
+	repo := filepath.Join(tmp, "repo")
+	os.MkdirAll(repo, 0o755)
+	t.Chdir(repo)
 	t.Setenv("XDG_CACHE_HOME", cache)
 	user := filepath.Join(cache, "as2", "data")
 	for _, tc := range []struct {
@@ -27,7 +29,7 @@ func TestDataDirPrecedence(t *testing.T) {
 		wantData, wantFetch string
 	}{
 		{"nothing", "", false, user, user},
-		{"shared data beside the checkout", "", true, shared, user},
+		{"../shared/data exists", "", true, user, user},
 		{"AS2_DATA first", env, true, env, env},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

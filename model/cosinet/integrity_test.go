@@ -2,25 +2,50 @@ package cosinet
 
 import (
 	"bytes"
+	"context"
+	"math"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/safetensors"
 )
 
 // TestFlippedBitsAreRefused flips one bit in every byte of the header (the
 // length, the tensor table and the configuration) and in a byte of every
-// tensor of a tiny model's file: each file must be refused, none may load.
+// tensor of a tiny model's file, as written by model.Write and by
+// model.WriteInt8 (whose int8 tensors and scales are covered too): each file
+// must be refused, none may load.
 func TestFlippedBitsAreRefused(t *testing.T) {
-	m := tiny(t, tinyHyper("birnn"), 3)
-	var buf bytes.Buffer
-	if err := model.Write(&buf, m); err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name  string
+		m     *Model
+		write func(io.Writer, model.Model) error
+	}{
+		{"float32", tiny(t, tinyHyper("birnn"), 3), model.Write},
+		// Quantised, a larger model: the header's digests are the same
+		// code as float32's; the int8 tensors and their scales are new.
+		{"int8", tiny(t, int8Hyper(), 3), model.WriteInt8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := c.write(&buf, c.m); err != nil {
+				t.Fatal(err)
+			}
+			flippedBitsAreRefused(t, buf.Bytes(), c.name == "float32")
+		})
 	}
-	good := buf.Bytes()
+}
+
+// flippedBitsAreRefused flips bits in good, the bytes of a model file: in
+// every header byte when header, and in the first, middle and last byte
+// of every tensor.
+func flippedBitsAreRefused(t *testing.T, good []byte, header bool) {
 	if _, err := model.Read(bytes.NewReader(good)); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +82,7 @@ func TestFlippedBitsAreRefused(t *testing.T) {
 		return err
 	}
 	// Every byte of the header, with two different bits.
-	for at := 0; at < 8+n; at++ {
+	for at := 0; header && at < 8+n; at++ {
 		for _, bit := range []byte{0x01, 0x20} {
 			if err := flip(at, bit); err == nil {
 				t.Errorf("header byte %d (%q) with bit %#x flipped: the file loaded", at, good[max(at-20, 0):min(at+20, 8+n)], bit)
@@ -99,3 +124,50 @@ func TestWrongParamCountIsRefused(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// int8Hyper is a tiny Cosinet whose convolutions are large enough
+// (model.Int8MinSize values) for model.WriteInt8 to quantise them.
+func int8Hyper() Hyper {
+	h := tinyHyper("birnn")
+	h.Filters = 512
+	return h
+}
+
+// TestInt8RoundTrip checks model.WriteInt8: a smaller file with int8
+// tensors, which loads with the dequantised weights and scores close to the
+// float32 model.
+func TestInt8RoundTrip(t *testing.T) {
+	m := tiny(t, int8Hyper(), 3)
+	var f32, i8 bytes.Buffer
+	if err := model.Write(&f32, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := model.WriteInt8(&i8, m); err != nil {
+		t.Fatal(err)
+	}
+	if i8.Len() > f32.Len()/2 {
+		t.Errorf("int8 file %d bytes, float32 %d", i8.Len(), f32.Len())
+	}
+	_, meta, err := safetensors.Read(bytes.NewReader(i8.Bytes()))
+	if err != nil || meta[model.Int8Key] == "" || meta[model.Int8Key] == "[]" {
+		t.Fatalf("no int8 tensors listed: %v %q", err, meta[model.Int8Key])
+	}
+	back, err := model.Read(&i8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := tinydata.Question()
+	want, err := m.Score(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := back.Score(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if d := math.Abs(got[i] - want[i]); d > 0.05*(1+math.Abs(want[i])) || math.IsNaN(d) {
+			t.Errorf("candidate %d: int8 %v, float32 %v", i, got[i], want[i])
+		}
+	}
+}

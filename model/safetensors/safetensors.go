@@ -6,9 +6,10 @@
 // weights in it, so that other tools can read them, and its model
 // configuration in the metadata.
 //
-// as2 writes float32 tensors ("F32") only; the reader also accepts F16 and
-// BF16 (Hugging Face checkpoints are often saved in half precision) and
-// converts them to float32, which represents both exactly. The
+// as2 writes float32 tensors ("F32"), and int8 ones ("I8") for quantised
+// model files, whose scales the model file keeps; the reader also accepts
+// F16 and BF16 (Hugging Face checkpoints are often saved in half precision).
+// Every dtype is converted to float32, which represents each exactly. The
 // reader trusts nothing in the file: the header size is bounded, every
 // offset range must lie inside the data, match its shape and not overlap
 // another, so a corrupt or hostile file gives an error, never a panic or a
@@ -17,6 +18,7 @@ package safetensors
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -34,6 +36,10 @@ type Tensor struct {
 	Name  string
 	Shape []int
 	Data  []float32
+	// DType is the element type in the file: "" is F32. Read gives the
+	// file's F16, BF16 or I8; Write writes I8 (every value an integer in
+	// [-128, 127]) as I8 and the others as F32.
+	DType string
 }
 
 type entry struct {
@@ -63,8 +69,21 @@ func Write(w io.Writer, tensors []Tensor, metadata map[string]string) error {
 		if shape == nil {
 			shape = []int{}
 		}
-		size := int64(4 * len(t.Data))
-		header[t.Name] = entry{DType: "F32", Shape: shape, Offsets: [2]int64{off, off + size}}
+		dtype := cmp.Or(t.DType, "F32")
+		switch dtype {
+		case "F32", "F16", "BF16":
+			dtype = "F32" // exact: every half-precision value is a float32
+		case "I8":
+			for _, v := range t.Data {
+				if v != float32(int8(v)) {
+					return fmt.Errorf("safetensors: tensor %q: %v is not an int8", t.Name, v)
+				}
+			}
+		default:
+			return fmt.Errorf("safetensors: tensor %q: unknown dtype %q", t.Name, dtype)
+		}
+		size := int64(dtypeSize[dtype] * len(t.Data))
+		header[t.Name] = entry{DType: dtype, Shape: shape, Offsets: [2]int64{off, off + size}}
 		off += size
 	}
 	js, err := json.Marshal(header)
@@ -85,7 +104,12 @@ func Write(w io.Writer, tensors []Tensor, metadata map[string]string) error {
 	for _, t := range tensors {
 		for i := 0; i < len(t.Data); {
 			k := 0
-			for ; k+4 <= len(buf) && i < len(t.Data); k, i = k+4, i+1 {
+			if t.DType == "I8" {
+				for ; k < len(buf) && i < len(t.Data); k, i = k+1, i+1 {
+					buf[k] = byte(int8(t.Data[i]))
+				}
+			}
+			for ; t.DType != "I8" && k+4 <= len(buf) && i < len(t.Data); k, i = k+4, i+1 {
 				binary.LittleEndian.PutUint32(buf[k:], math.Float32bits(t.Data[i]))
 			}
 			if _, err := bw.Write(buf[:k]); err != nil {
@@ -146,7 +170,7 @@ func Read(r io.Reader) ([]Tensor, map[string]string, error) {
 		}
 		size, ok := dtypeSize[e.DType]
 		if !ok {
-			return nil, nil, fmt.Errorf("safetensors: tensor %q has dtype %q; as2 reads F32, F16 and BF16 only", name, e.DType)
+			return nil, nil, fmt.Errorf("safetensors: tensor %q has dtype %q; as2 reads F32, F16, BF16 and I8 only", name, e.DType)
 		}
 		for _, d := range e.Shape {
 			if d < 0 {
@@ -189,7 +213,11 @@ func Read(r io.Reader) ([]Tensor, map[string]string, error) {
 			remaining -= k / size
 		}
 		pos = it.e.Offsets[1]
-		out = append(out, Tensor{Name: it.name, Shape: it.e.Shape, Data: data})
+		t := Tensor{Name: it.name, Shape: it.e.Shape, Data: data}
+		if it.e.DType != "F32" {
+			t.DType = it.e.DType
+		}
+		out = append(out, t)
 	}
 	return out, meta, nil
 }
@@ -210,7 +238,7 @@ func numel(shape []int) int {
 }
 
 // dtypeSize is the element size of each dtype the reader accepts.
-var dtypeSize = map[string]int{"F32": 4, "F16": 2, "BF16": 2}
+var dtypeSize = map[string]int{"F32": 4, "F16": 2, "BF16": 2, "I8": 1}
 
 // decode converts one little-endian element to float32.
 func decode(dtype string, b []byte) float32 {
@@ -219,6 +247,8 @@ func decode(dtype string, b []byte) float32 {
 		return float16(binary.LittleEndian.Uint16(b))
 	case "BF16": // the top half of a float32
 		return math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16)
+	case "I8":
+		return float32(int8(b[0]))
 	}
 	return math.Float32frombits(binary.LittleEndian.Uint32(b))
 }

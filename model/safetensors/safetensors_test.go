@@ -3,6 +3,7 @@ package safetensors
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,4 +102,31 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+func TestInt8RoundTrip(t *testing.T) {
+	in := []Tensor{
+		{Name: "q", Shape: []int{2, 3}, Data: []float32{-128, 127, 0, 5, -7, 1}, DType: "I8"},
+		{Name: "scale", Shape: []int{2}, Data: []float32{0.5, 1e-3}},
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, in, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatalf("round trip: %+v", got)
+	}
+	for _, bad := range []float32{128, 0.5, -129} {
+		err := Write(io.Discard, []Tensor{{Name: "q", Shape: []int{1}, Data: []float32{bad}, DType: "I8"}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "not an int8") {
+			t.Errorf("int8 %v: got %v", bad, err)
+		}
+	}
+	if err := Write(io.Discard, []Tensor{{Name: "q", Shape: []int{1}, Data: []float32{1}, DType: "I4"}}, nil); err == nil {
+		t.Error("writing I4: no error")
+	}
 }

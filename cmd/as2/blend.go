@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/metric"
+	"github.com/as2/as2/rank"
+	"github.com/as2/as2/rank/blend"
+)
+
+func newTuneBlendCmd() *cobra.Command {
+	var (
+		data    datasetFlags
+		rankers string
+		out     string
+		opts    blend.Options
+	)
+	c := &cobra.Command{
+		Use:   "blend",
+		Short: "Fit a blend of rankers (weighted sum of their scores) on labelled dev questions",
+		Long: `Fit the weights of a blend of rankers by logistic regression on every candidate
+of the given questions (use a dev set: never the test set, nor the data a model
+trained on): P(correct) = sigmoid(bias + sum of weight * score). This is the
+WikiQA paper's CNN-Cnt: a neural score and word-count features in a logistic
+regression (--listwise: a softmax over each question's candidates, which
+optimises the ranking rather than the probability). --out writes the blend as JSON, which --model FILE.json reads
+wherever a model file goes (eval, rank, cascades, serve); model files in it are
+named relative to its folder. The dev MAP of each ranker and of the blend is
+printed.`,
+		Example: `  as2 tune blend --rankers m.as2,wo,idf-overlap,bm25 --dataset wikiqa --split dev --out blend.json
+  as2 eval --model blend.json --dataset wikiqa --split test`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data.name == "" || rankers == "" || out == "" {
+				return errors.New("--dataset, --rankers and --out are required")
+			}
+			if opts.L2 < 0 {
+				return fmt.Errorf("--l2 %v: must be >= 0", opts.L2)
+			}
+			_, qs, _, err := data.load("", "")
+			if err != nil {
+				return err
+			}
+			names := strings.Split(rankers, ",")
+			var rs []rank.Ranker
+			for _, name := range names {
+				rf := specRanker(name, rank.DefaultOptions())
+				r, err := rf.build(qs)
+				if err != nil {
+					return fmt.Errorf("--rankers %s: %w", name, err)
+				}
+				rs = append(rs, r)
+			}
+			b, err := blend.Fit(cmd.Context(), rs, qs, opts)
+			if err != nil {
+				return err
+			}
+			spec := blend.Spec{Weights: b.Weights, Bias: b.Bias}
+			dir, err := filepath.Abs(filepath.Dir(out))
+			if err != nil {
+				return err
+			}
+			for _, name := range names {
+				if file := specFile(name); file != "" {
+					abs, err := filepath.Abs(file)
+					if err != nil {
+						return err
+					}
+					if name, err = filepath.Rel(dir, abs); err != nil {
+						return err
+					}
+				}
+				spec.Rankers = append(spec.Rankers, name)
+			}
+			if err := writeAtomic(out, cmd.OutOrStdout(), func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(spec)
+			}); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "ranker\tweight\tdev MAP (%d questions)\n", len(qs))
+			for i, r := range append(rs, rank.Ranker(b)) {
+				name, w := "blend (bias "+fmt.Sprintf("%.4f", b.Bias)+")", ""
+				if i < len(names) {
+					name, w = names[i], fmt.Sprintf("%.4f", b.Weights[i])
+				}
+				rep, err := evaluation.Evaluate(cmd.Context(), r, qs, evaluation.Options{Measures: []metric.Measure{metric.MustParseMeasure("map")}})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%.4f\n", name, w, rep.Result.Mean["map"])
+			}
+			return tw.Flush()
+		},
+	}
+	fs := c.Flags()
+	data.register(fs, "answered")
+	fs.StringVar(&rankers, "rankers", "", "comma-separated rankers to blend: model files or rule-based rankers (required)")
+	fs.StringVar(&out, "out", "", "blend file to write (JSON; required; written atomically)")
+	fs.Float64Var(&opts.L2, "l2", 1e-3, "L2 penalty on the (standardised) weights")
+	fs.BoolVar(&opts.Listwise, "listwise", false, "fit a softmax over each question's candidates (ranks better; the scores are then not probabilities: calibrate with as2 trigger) instead of a logistic regression over all candidates")
+	return c
+}
+
+// loadBlend reads a blend file (as2 tune blend --out), its rankers named
+// relative to its folder.
+func loadBlend(path string) (rank.Ranker, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	spec, err := blend.ReadSpec(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b, err := spec.Build(func(name string) (rank.Ranker, error) {
+		if file := specFile(name); file != "" {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(filepath.Dir(path), file)
+			}
+			return loadModel(file)
+		}
+		return namedRanker(name, rank.DefaultOptions())
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,18 @@
+// Package builtin is as2's built-in ranker: a neural model embedded in
+// the binary (go:embed), so that as2 rank, as2 serve and Go programs rank
+// well with no model file, data or download.
+//
+// The model is the USE-Lite cross-encoder (package crossencoder) trained
+// listwise on every training set as2 has: WikiQA train, TrecQA TRAIN and
+// the article-disjoint train half of SQuAD-sent, with negatives from other
+// WikiQA questions (scripts/default-model.sh). It reads the question and a
+// candidate together and sees no candidate's position, so it cannot learn
+// WikiQA's "the first sentence answers" habit. Its matrices are stored as
+// int8 (as2 quantize), which makes the embedded file a quarter of the
+// float32 model's size; the README gives both files' accuracy.
+//
+// Calibration turns its scores into probabilities that the sentence
+// answers (Platt scaling on the WikiQA dev questions, all of them, as2
+// trigger), with the threshold at which a top sentence counts as an
+// answer: below it for the best sentence, the document has no answer.
+package builtin

@@ -1,0 +1,293 @@
+// Package blend combines rankers: a candidate's score is a weighted sum of
+// several rankers' scores, with weights fitted by logistic regression on
+// labelled dev questions, P(correct) = σ(b + Σ wᵢsᵢ). The WikiQA paper
+// does this with its CNN-Cnt (Yang et al. 2015, section 5.1: the CNN's
+// score and word-count features in a logistic regression); as2's built-in
+// model blends its cross-encoder with lexical overlap and BM25, which hold
+// up on text unlike the training data (see the README's cross-dataset
+// table).
+//
+// A Spec, the JSON file form, names the rankers as cascades do (a
+// rule-based ranker or a model file) with their weights.
+package blend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/rank"
+)
+
+// Blend is a ranker whose score is Bias + Σ Weights[i]·Rankers[i]'s score:
+// the logit of the probability that the candidate is correct, when the
+// weights were fitted (Fit).
+type Blend struct {
+	Rankers []rank.Ranker
+	Weights []float64
+	Bias    float64
+}
+
+// Score implements rank.Ranker. A candidate that any ranker scores -Inf
+// (an empty one) scores -Inf.
+func (b *Blend) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
+	if len(b.Rankers) != len(b.Weights) {
+		return nil, fmt.Errorf("blend: %d rankers, %d weights", len(b.Rankers), len(b.Weights))
+	}
+	out := make([]float64, len(q.Candidates))
+	for i := range out {
+		out[i] = b.Bias
+	}
+	for k, r := range b.Rankers {
+		s, err := r.Score(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("blend ranker %d: %w", k+1, err)
+		}
+		if len(s) != len(out) {
+			return nil, fmt.Errorf("blend ranker %d: %d scores for %d candidates", k+1, len(s), len(out))
+		}
+		for i, v := range s {
+			if math.IsInf(v, -1) {
+				out[i] = math.Inf(-1)
+			} else {
+				out[i] += b.Weights[k] * v
+			}
+		}
+	}
+	return out, nil
+}
+
+// Spec is a blend as a file: its rankers by name (a rule-based ranker such
+// as "wo", or a model file, relative to the spec's folder), and the
+// weights.
+type Spec struct {
+	Rankers []string  `json:"rankers"`
+	Weights []float64 `json:"weights"`
+	Bias    float64   `json:"bias"`
+}
+
+// ReadSpec reads a Spec from JSON, refusing unknown fields and a spec
+// whose weights do not match its rankers.
+func ReadSpec(r io.Reader) (Spec, error) {
+	var s Spec
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, fmt.Errorf("blend spec: %w", err)
+	}
+	if len(s.Rankers) == 0 || len(s.Rankers) != len(s.Weights) {
+		return s, fmt.Errorf("blend spec: %d rankers and %d weights: want as many, at least one", len(s.Rankers), len(s.Weights))
+	}
+	for _, w := range append([]float64{s.Bias}, s.Weights...) {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return s, errors.New("blend spec: weights must be finite")
+		}
+	}
+	return s, nil
+}
+
+// Build returns the Blend of s, each ranker made by resolve.
+func (s Spec) Build(resolve func(name string) (rank.Ranker, error)) (*Blend, error) {
+	b := &Blend{Weights: s.Weights, Bias: s.Bias}
+	for _, name := range s.Rankers {
+		r, err := resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("blend ranker %s: %w", name, err)
+		}
+		b.Rankers = append(b.Rankers, r)
+	}
+	return b, nil
+}
+
+// Options control Fit.
+type Options struct {
+	// L2 penalises the weights (on standardised scores).
+	L2 float64
+	// Listwise fits a softmax over each question's candidates (the
+	// conditional logit: the correct candidates should outscore the
+	// others of their question) instead of a logistic regression over all
+	// candidates. It ranks better but leaves the bias at 0: calibrate the
+	// scores afterwards (package trigger).
+	Listwise bool
+}
+
+// Fit fits the weights of rankers on every labelled, non-empty candidate
+// of qs, with Newton's method (see Options).
+func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Options) (*Blend, error) {
+	d := len(rankers)
+	// groups[g] are the rows of question g.
+	var xs [][]float64
+	var ys []float64
+	var groups [][2]int
+	for i := range qs {
+		q := &qs[i]
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !q.Labelled() {
+			return nil, fmt.Errorf("blend: question %q is not labelled", q.ID)
+		}
+		cols := make([][]float64, d)
+		for k, r := range rankers {
+			s, err := r.Score(ctx, q)
+			if err != nil {
+				return nil, fmt.Errorf("blend: question %q: ranker %d: %w", q.ID, k+1, err)
+			}
+			cols[k] = s
+		}
+		start := len(xs)
+	cands:
+		for j, c := range q.Candidates {
+			x := make([]float64, d)
+			for k := range d {
+				if x[k] = cols[k][j]; math.IsInf(x[k], 0) || math.IsNaN(x[k]) {
+					continue cands // an empty candidate: nothing to learn
+				}
+			}
+			xs = append(xs, x)
+			ys = append(ys, float64(c.Label))
+		}
+		groups = append(groups, [2]int{start, len(xs)})
+	}
+	if len(xs) == 0 {
+		return nil, errors.New("blend: no candidates to fit on")
+	}
+	// Standardise for a well-conditioned fit; map back at the end.
+	mean, sd := make([]float64, d), make([]float64, d)
+	for _, x := range xs {
+		for k, v := range x {
+			mean[k] += v
+		}
+	}
+	for k := range mean {
+		mean[k] /= float64(len(xs))
+	}
+	for _, x := range xs {
+		for k, v := range x {
+			sd[k] += (v - mean[k]) * (v - mean[k])
+		}
+	}
+	for k := range sd {
+		if sd[k] = math.Sqrt(sd[k] / float64(len(xs))); sd[k] == 0 {
+			sd[k] = 1
+		}
+	}
+	zs := make([][]float64, len(xs))
+	for i, x := range xs {
+		zs[i] = make([]float64, d+1)
+		for k := range d {
+			zs[i][k] = (x[k] - mean[k]) / sd[k]
+		}
+		zs[i][d] = 1
+	}
+	n := d + 1 // w[d] is the bias, fixed at 0 when listwise
+	if o.Listwise {
+		n = d
+	}
+	w := make([]float64, d+1)
+	for iter := 0; iter < 100; iter++ {
+		g := mat.NewVecDense(n, nil)
+		h := mat.NewSymDense(n, nil)
+		// add adds c·z to g and e·z zᵀ to h.
+		add := func(z []float64, c, e float64) {
+			for k := range n {
+				g.SetVec(k, g.AtVec(k)+c*z[k])
+				for l := k; l < n; l++ {
+					h.SetSym(k, l, h.At(k, l)+e*z[k]*z[l])
+				}
+			}
+		}
+		if o.Listwise {
+			for _, gr := range groups {
+				rows := zs[gr[0]:gr[1]]
+				var pos float64
+				for _, y := range ys[gr[0]:gr[1]] {
+					pos += y
+				}
+				if pos == 0 || pos == float64(len(rows)) {
+					continue // nothing to rank
+				}
+				p := softmax(rows, w)
+				mean := make([]float64, n)
+				for j, z := range rows {
+					for k := range n {
+						mean[k] += p[j] * z[k]
+					}
+				}
+				for j, z := range rows {
+					// ∇ = Σ (p_j − t_j) z_j; H = Σ p_j (z_j − z̄)(z_j − z̄)ᵀ.
+					c := make([]float64, n)
+					for k := range n {
+						c[k] = z[k] - mean[k]
+					}
+					add(z, p[j]-ys[gr[0]+j]/pos, 0)
+					add(c, 0, p[j])
+				}
+			}
+		} else {
+			for i, z := range zs {
+				a := dot(w, z)
+				p := 1 / (1 + math.Exp(-a))
+				add(z, p-ys[i], p*(1-p))
+			}
+		}
+		for k := range d { // no penalty on the bias
+			g.SetVec(k, g.AtVec(k)+o.L2*w[k])
+			h.SetSym(k, k, h.At(k, k)+o.L2)
+		}
+		var step mat.VecDense
+		if err := step.SolveVec(h, g); err != nil {
+			return nil, fmt.Errorf("blend: the fit is singular: %w", err)
+		}
+		change := 0.0
+		for k := range n {
+			w[k] -= step.AtVec(k)
+			change += math.Abs(step.AtVec(k))
+		}
+		if change < 1e-10 {
+			break
+		}
+	}
+	b := &Blend{Rankers: rankers, Weights: make([]float64, d), Bias: w[d]}
+	for k := range d {
+		b.Weights[k] = w[k] / sd[k]
+		b.Bias -= w[k] * mean[k] / sd[k]
+	}
+	if o.Listwise {
+		b.Bias = 0 // a shift of every score changes no softmax
+	}
+	return b, nil
+}
+
+func dot(w, z []float64) float64 {
+	a := 0.0
+	for k := range z {
+		a += w[k] * z[k]
+	}
+	return a
+}
+
+// softmax is the softmax of w·z over rows.
+func softmax(rows [][]float64, w []float64) []float64 {
+	p := make([]float64, len(rows))
+	m := math.Inf(-1)
+	for j, z := range rows {
+		p[j] = dot(w, z)
+		m = max(m, p[j])
+	}
+	sum := 0.0
+	for j := range p {
+		p[j] = math.Exp(p[j] - m)
+		sum += p[j]
+	}
+	for j := range p {
+		p[j] /= sum
+	}
+	return p
+}

@@ -1,0 +1,128 @@
+package blend
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/rank"
+)
+
+// feature scores each candidate by its features' k-th value.
+func feature(features map[string][]float64, k int) rank.Ranker {
+	return rank.Func(func(_ context.Context, q *dataset.Question) ([]float64, error) {
+		s := make([]float64, len(q.Candidates))
+		for i, c := range q.Candidates {
+			s[i] = features[c.ID][k]
+		}
+		return s, nil
+	})
+}
+
+// TestFitRecoversWeights draws labels from a known logistic model of two
+// features and checks that Fit finds its weights.
+func TestFitRecoversWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	want := []float64{2, -0.5}
+	const bias = -1.0
+	var qs []dataset.Question
+	features := map[string][]float64{}
+	for i := 0; i < 400; i++ {
+		q := dataset.Question{ID: "q"}
+		for j := 0; j < 10; j++ {
+			f := []float64{rng.NormFloat64(), 3 * rng.NormFloat64()}
+			p := 1 / (1 + math.Exp(-(bias + want[0]*f[0] + want[1]*f[1])))
+			label := dataset.Negative
+			if rng.Float64() < p {
+				label = dataset.Positive
+			}
+			id := strconv.Itoa(len(features))
+			features[id] = f
+			q.Candidates = append(q.Candidates, dataset.Candidate{ID: id, Text: "c", Position: j, Label: label})
+		}
+		qs = append(qs, q)
+	}
+	b, err := Fit(context.Background(), []rank.Ranker{feature(features, 0), feature(features, 1)}, qs, Options{L2: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range want {
+		if math.Abs(b.Weights[k]-w) > 0.15*math.Abs(w) {
+			t.Errorf("weight %d: %.3f, want about %.3f", k, b.Weights[k], w)
+		}
+	}
+	if math.Abs(b.Bias-bias) > 0.15 {
+		t.Errorf("bias %.3f, want about %.3f", b.Bias, bias)
+	}
+	s, err := b.Score(context.Background(), &qs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := features[qs[0].Candidates[3].ID]
+	if got := b.Bias + b.Weights[0]*f[0] + b.Weights[1]*f[1]; math.Abs(s[3]-got) > 1e-12 {
+		t.Errorf("score %v, want %v", s[3], got)
+	}
+}
+
+func TestReadSpec(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"rankers": ["wo", "m.as2"], "weights": [1, 2], "bias": -1}`, ""},
+		{`{"rankers": ["wo"], "weights": [1, 2]}`, "1 rankers and 2 weights"},
+		{`{"rankers": [], "weights": []}`, "at least one"},
+		{`{"rankers": ["wo"], "weights": [1], "extra": 1}`, "unknown field"},
+		{`{"rankers": ["wo"], "weights": [1e999]}`, "blend spec"},
+		{`[`, "blend spec"},
+	} {
+		_, err := ReadSpec(strings.NewReader(tc.in))
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func FuzzReadSpec(f *testing.F) {
+	f.Add(`{"rankers": ["wo", "m.as2"], "weights": [1, 2], "bias": -1}`)
+	f.Add(`{"rankers": ["wo"], "weights": [NaN]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ReadSpec(strings.NewReader(in))
+		if err == nil && (len(s.Rankers) == 0 || len(s.Rankers) != len(s.Weights)) {
+			t.Fatalf("accepted %q: %+v", in, s)
+		}
+	})
+}
+
+// TestListwiseRanksWithinQuestions: feature 0 orders every question's
+// candidates correctly but is shifted by a large per-question offset, which
+// only a listwise fit can ignore; feature 1 is noise.
+func TestListwiseRanksWithinQuestions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	features := map[string][]float64{}
+	var qs []dataset.Question
+	for i := 0; i < 100; i++ {
+		q := dataset.Question{ID: strconv.Itoa(i)}
+		offset := 20 * rng.NormFloat64()
+		for j := 0; j < 5; j++ {
+			id := strconv.Itoa(len(features))
+			label := dataset.Negative
+			f0 := offset + float64(j)
+			if j == 4 {
+				label = dataset.Positive
+				f0 += 0.5 + rng.Float64()
+			}
+			features[id] = []float64{f0, rng.NormFloat64()}
+			q.Candidates = append(q.Candidates, dataset.Candidate{ID: id, Text: "c", Position: j, Label: label})
+		}
+		qs = append(qs, q)
+	}
+	b, err := Fit(context.Background(), []rank.Ranker{feature(features, 0), feature(features, 1)}, qs, Options{L2: 1e-3, Listwise: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Weights[0] <= 0 || math.Abs(b.Weights[1]) > 0.2*b.Weights[0] || b.Bias != 0 {
+		t.Fatalf("weights %v bias %v: want feature 0 to dominate, no bias", b.Weights, b.Bias)
+	}
+}
