@@ -3,10 +3,10 @@ package cosinet
 import (
 	"bytes"
 	"context"
-	"math"
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"testing"
