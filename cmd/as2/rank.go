@@ -231,6 +231,9 @@ func (r *rankCmd) rankFile(cmd *cobra.Command) error {
 // probabilities: --calibration's, else the ranker's own (the built-in
 // model's), else none; --raw-scores turns it off.
 func (r *rankCmd) calibration() (*trigger.Calibration, error) {
+	if r.raw && r.calFile != "" {
+		return nil, fmt.Errorf("--raw-scores and --calibration: give one")
+	}
 	if r.raw {
 		return nil, nil
 	}
@@ -336,7 +339,11 @@ func (o *rankWriter) write(q *dataset.Question, ranked []rank.Scored) error {
 		}
 		fmt.Fprintf(o.bw, "%d\t%.4f\t", k+1, o.score(s.Score))
 		if o.cal != nil {
-			fmt.Fprint(o.bw, map[bool]string{true: "yes\t", false: "no\t"}[o.cal.Answer(s.Score)])
+			answer := "no"
+			if o.cal.Answer(s.Score) {
+				answer = "yes"
+			}
+			fmt.Fprintf(o.bw, "%s\t", answer)
 		}
 		fmt.Fprintln(o.bw, tsvField.Replace(q.Candidates[s.Index].Text))
 	}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The cross-dataset protocol of the built-in model (issue 14), after
+# scripts/default-model.sh has trained its variants: each model trained with
+# one dataset held out is tested on that dataset alone, as the cross-encoder
+# and as a listwise blend with wo, idf-overlap and bm25 (as2 tune blend,
+# fitted on the dev sets of the datasets the variant trained on).
+#
+#   scripts/default-heldout.sh dev    choose: the held-out datasets' dev sets
+#                                     (SQuAD: the first 1,000 questions of
+#                                     the train half, which no-squad never saw)
+#   scripts/default-heldout.sh test   report: their test sets
+#
+# Prints a Markdown table of MAP / MRR. Environment: AS2 (default ./as2),
+# OUT (default out/default).
+set -euo pipefail
+shopt -s inherit_errexit
+# The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
+export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
+as2=${AS2:-./as2}
+out=${OUT:-out/default}
+stage=${1:-dev}
+
+# blend VARIANT DEVFILE fits the variant's blend once.
+blend() {
+  local v=$1 dev=$2
+  [ -s "$out/$v-blend.json" ] || "$as2" tune blend --listwise --rankers "$out/$v.as2,wo,idf-overlap,bm25" \
+    --dataset jsonl --path "$dev" --out "$out/$v-blend.json" >&2
+}
+blend no-wikiqa "$out/trecqa-dev.jsonl"
+blend no-trecqa "$out/wikiqa-dev.jsonl"
+blend no-squad "$out/no-squad-dev.jsonl"
+
+# cell EVAL-FLAGS... prints "MAP / MRR" of one as2 eval.
+cell() {
+  local json
+  json=$("$as2" eval --subset answered --metrics map,mrr --format json "$@")
+  awk -v a="$(sed -E 's/.*"map":([0-9.]+).*/\1/' <<<"$json")" -v b="$(sed -E 's/.*"mrr":([0-9.]+).*/\1/' <<<"$json")" \
+    'BEGIN {printf "%.2f / %.2f", 100*a, 100*b}'
+}
+
+if [ "$stage" = dev ]; then
+  head -n 1000 "$out/squad-train.jsonl" >"$out/squad-train-1000.jsonl"
+  sets=("no-wikiqa|WikiQA dev|--dataset jsonl --path $out/wikiqa-dev.jsonl"
+    "no-trecqa|TrecQA clean dev|--dataset jsonl --path $out/trecqa-dev.jsonl"
+    "no-squad|SQuAD-sent train half, first 1,000 questions|--dataset jsonl --path $out/squad-train-1000.jsonl")
+else
+  sets=("no-wikiqa|WikiQA test|--dataset wikiqa --split test"
+    "no-trecqa|TrecQA clean test|--dataset trecqa --split test"
+    "no-squad|SQuAD-sent test half|--dataset squad --split test")
+fi
+echo "| held out | trained on | cross-encoder | blend | bm25 | wo+rr |"
+echo "|---|---|---|---|---|---|"
+for s in "${sets[@]}"; do
+  IFS='|' read -r v name flags <<<"$s"
+  read -r -a fl <<<"$flags"
+  case $v in
+  no-wikiqa) trained="TrecQA + SQuAD" ;;
+  no-trecqa) trained="WikiQA + SQuAD" ;;
+  no-squad) trained="WikiQA + TrecQA" ;;
+  esac
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$trained" "$(cell --model "$out/$v.as2" "${fl[@]}")" \
+    "$(cell --model "$out/$v-blend.json" "${fl[@]}")" "$(cell --ranker bm25 "${fl[@]}")" "$(cell --ranker wo+rr "${fl[@]}")"
+done
