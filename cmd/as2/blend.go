@@ -128,6 +128,9 @@ func loadBlend(path string) (rank.Ranker, error) {
 	}
 	b, err := spec.Build(func(name string) (rank.Ranker, error) {
 		if file := specFile(name); file != "" {
+			if filepath.Ext(file) == ".json" {
+				return nil, errors.New("a blend cannot hold a blend")
+			}
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(filepath.Dir(path), file)
 			}
