@@ -30,7 +30,8 @@
 //     searched by inner product through the reduction of maximum
 //     inner-product search to nearest neighbours; M, EfConstruction and
 //     EfSearch trade build time, memory and speed for recall (recall@10
-//     ≥ 0.95 against Flat with the defaults in the tests). It is
+//     against Flat: ≥ 0.95 on the tests' random vectors, 0.9996 with
+//     USE-Lite vectors of ReQA's test half at the default EfSearch). It is
 //     implemented here because the released github.com/coder/hnsw finds
 //     too few neighbours (see HNSW).
 //   - BM25: an inverted index scored by rank's BM25 (with Terms, the

@@ -137,6 +137,13 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// isReQA reports whether data starts with a ReQA pool's header line.
+func isReQA(data []byte) bool {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var head struct{ Type, Format string }
+	return bytes.HasPrefix(first, []byte("{")) && json.Unmarshal(first, &head) == nil && head.Type == "header" && head.Format == reqa.Format
+}
+
 // readAnswers reads --answers: a ReQA pool, or plain text (see index
 // build --help for the rule).
 func readAnswers(path string) (ids, texts []string, err error) {
@@ -144,7 +151,7 @@ func readAnswers(path string) (ids, texts []string, err error) {
 	if err != nil {
 		return nil, nil, notFound("--answers", path, err)
 	}
-	if bytes.HasPrefix(data, []byte(`{"type":"header","format":"`+reqa.Format+`"`)) {
+	if isReQA(data) {
 		pool, err := reqa.Read(bytes.NewReader(data), path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--answers: %w", err)
