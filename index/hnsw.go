@@ -172,6 +172,14 @@ func (x *HNSW) vec(i uint32) []float32 { return x.vecs[int(i)*x.dim : (int(i)+1)
 
 // Add implements Index.
 func (x *HNSW) Add(ids []string, vecs [][]float32) error {
+	return x.AddProgress(context.Background(), ids, vecs, nil)
+}
+
+// AddProgress is Add for big pools, where inserting takes minutes: it
+// stops with ctx's error when ctx is done (the answers inserted so far
+// stay) and, if progress is set, calls it with the number of answers of
+// this call inserted so far, every few hundred.
+func (x *HNSW) AddProgress(ctx context.Context, ids []string, vecs [][]float32, progress func(done int)) error {
 	if err := checkAdd(ids, len(vecs), x.dim, func(i int) int { return len(vecs[i]) }); err != nil {
 		return err
 	}
@@ -202,10 +210,21 @@ func (x *HNSW) Add(ids []string, vecs [][]float32) error {
 		x.rng = rand.New(rand.NewPCG(x.opts.Seed, uint64(len(x.ids))))
 	}
 	for i, v := range vecs {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if progress != nil && i > 0 {
+				progress(i)
+			}
+		}
 		x.ids = append(x.ids, ids[i])
 		x.vecs = append(x.vecs, v...)
 		x.extra = append(x.extra, x.extend(norms[i]))
 		x.insert(uint32(len(x.ids) - 1))
+	}
+	if progress != nil {
+		progress(len(vecs))
 	}
 	return nil
 }

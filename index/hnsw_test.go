@@ -148,3 +148,21 @@ func TestHNSWOptions(t *testing.T) {
 		t.Error("a NaN vector accepted")
 	}
 }
+
+func TestHNSWAddProgress(t *testing.T) {
+	aids, vecs := randomVecs(600, 8, 41)
+	x, _ := NewHNSW(8, HNSWOptions{})
+	var seen []int
+	if err := x.AddProgress(context.Background(), aids, vecs, func(n int) { seen = append(seen, n) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, []int{256, 512, 600}) {
+		t.Errorf("progress %v", seen)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	y, _ := NewHNSW(8, HNSWOptions{})
+	if err := y.AddProgress(ctx, aids, vecs, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}

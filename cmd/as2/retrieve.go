@@ -188,7 +188,7 @@ func (c *retrieveEval) build(ctx context.Context, pool *reqa.Pool, stderr io.Wri
 			return nil, "", err
 		}
 		start := time.Now()
-		err := o.build(ctx, x, pool.IDs(), pool.Texts())
+		err := o.build(ctx, x, pool.IDs(), pool.Texts(), nil)
 		p.done()
 		if err != nil {
 			return nil, "", err

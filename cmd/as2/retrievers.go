@@ -241,11 +241,22 @@ func indexDesc(x index.Stored) string {
 	return x.Kind() + " index"
 }
 
-// build encodes texts and adds them to x under ids.
-func (o *openedRetriever) build(ctx context.Context, x index.Stored, ids, texts []string) error {
+// build encodes texts and adds them to x under ids; an HNSW graph, whose
+// insertions take longer than the encoding on big pools, reports them to
+// indexing (which may be nil).
+func (o *openedRetriever) build(ctx context.Context, x index.Stored, ids, texts []string, indexing func(int)) error {
 	switch x := x.(type) {
 	case *index.BM25:
 		return index.Build(ctx, index.Terms{Options: *o.bm25}, x, ids, texts)
+	case *index.HNSW:
+		if o.vec == nil {
+			return fmt.Errorf("an hnsw index for a bm25 retriever")
+		}
+		vecs, err := o.vec.EncodeAnswers(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("encoding answers: %w", err)
+		}
+		return x.AddProgress(ctx, ids, vecs, indexing)
 	case index.Index[[]float32, []float32]:
 		if o.vec == nil {
 			return fmt.Errorf("a %s index for a bm25 retriever", x.(index.Stored).Kind())

@@ -115,8 +115,22 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	err = o.build(ctx, x, ids, texts)
-	p.done()
+	var indexing *progress
+	if !c.quiet && x.Kind() == index.HNSWKind {
+		indexing = newProgress(stderr, len(texts), "indexing answers")
+	}
+	encoded := false
+	err = o.build(ctx, x, ids, texts, func(n int) {
+		if !encoded { // the encoding's bar goes when the graph's starts
+			p.done()
+			encoded = true
+		}
+		indexing.step(n)
+	})
+	if !encoded {
+		p.done()
+	}
+	indexing.done()
 	if err != nil {
 		return err
 	}
