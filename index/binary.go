@@ -120,11 +120,13 @@ func (x *Binary) Search(ctx context.Context, q []float32, k int) ([]Hit, error) 
 // reading.
 func (x *Binary) WriteTo(w io.Writer) (int64, error) {
 	fw := newFileWriter(w, BinaryKind, binaryVersion)
-	fw.u32(uint32(x.dim))
-	writeIDs(fw, x.ids)
-	fw.f32s(x.vecs)
-	fw.u32(uint32(max(x.Rescore, 0)))
+	x.writeBody(fw)
 	return fw.finish()
+}
+
+func (x *Binary) writeBody(fw *fileWriter) {
+	x.Flat.writeBody(fw)
+	fw.u32(uint32(max(x.Rescore, 0)))
 }
 
 // ReadBinary reads an index written by Binary.WriteTo (see ReadFlat for
@@ -134,24 +136,28 @@ func ReadBinary(r io.Reader) (*Binary, error) {
 	if err != nil {
 		return nil, err
 	}
-	dim := int(fr.u32())
-	if fr.err == nil && (dim < 1 || dim > maxDim) {
-		fr.fail(fmt.Errorf("dimension %d", dim))
+	x := readBinaryBody(fr)
+	if err := fr.finish(); err != nil {
+		return nil, fmt.Errorf("reading a binary index: %w", err)
 	}
-	ids := readIDs(fr)
-	vecs := fr.f32s(uint64(len(ids)) * uint64(dim))
+	return x, nil
+}
+
+// readBinaryBody reads what writeBody wrote; the codes are computed only
+// once the body is whole.
+func readBinaryBody(fr *fileReader) *Binary {
+	f := readFlatBody(fr)
 	rescore := fr.u32()
 	if fr.err == nil && rescore > 1<<24 {
 		fr.fail(fmt.Errorf("rescoring %d candidates", rescore))
 	}
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading a binary index: %w", err)
+	x := &Binary{Flat: *f, words: (f.dim + 63) / 64, Rescore: int(rescore)}
+	if fr.err == nil {
+		for i := range f.ids {
+			x.codes = Code(x.codes, f.vecs[i*f.dim:(i+1)*f.dim])
+		}
 	}
-	x := &Binary{Flat: Flat{dim: dim, ids: ids, vecs: vecs}, words: (dim + 63) / 64, Rescore: int(rescore)}
-	for i := range ids {
-		x.codes = Code(x.codes, vecs[i*dim:(i+1)*dim])
-	}
-	return x, nil
+	return x
 }
 
 var _ Index[[]float32, []float32] = (*Binary)(nil)

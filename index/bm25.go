@@ -151,6 +151,11 @@ func (x *BM25) Search(ctx context.Context, q []string, k int) ([]Hit, error) {
 // count and the terms as strings). The postings are rebuilt on reading.
 func (x *BM25) WriteTo(w io.Writer) (int64, error) {
 	fw := newFileWriter(w, BM25Kind, bm25Version)
+	x.writeBody(fw)
+	return fw.finish()
+}
+
+func (x *BM25) writeBody(fw *fileWriter) {
 	fw.u64(math.Float64bits(x.K1))
 	fw.u64(math.Float64bits(x.B))
 	writeIDs(fw, x.ids)
@@ -160,7 +165,6 @@ func (x *BM25) WriteTo(w io.Writer) (int64, error) {
 			fw.str(t)
 		}
 	}
-	return fw.finish()
 }
 
 // ReadBM25 reads an index written by BM25.WriteTo (see ReadFlat for
@@ -170,6 +174,16 @@ func ReadBM25(r io.Reader) (*BM25, error) {
 	if err != nil {
 		return nil, err
 	}
+	x := readBM25Body(fr)
+	if err := fr.finish(); err != nil {
+		return nil, fmt.Errorf("reading a bm25 index: %w", err)
+	}
+	return x, nil
+}
+
+// readBM25Body reads what writeBody wrote; the postings are built only
+// once the body is whole.
+func readBM25Body(fr *fileReader) *BM25 {
 	k1, b := math.Float64frombits(fr.u64()), math.Float64frombits(fr.u64())
 	if fr.err == nil && !(k1 >= 0 && k1 < 1e6 && b >= 0 && b <= 1) {
 		fr.fail(fmt.Errorf("BM25 parameters k1 %v, b %v", k1, b))
@@ -187,14 +201,13 @@ func ReadBM25(r io.Reader) (*BM25, error) {
 		}
 		terms = append(terms, ts)
 	}
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading a bm25 index: %w", err)
-	}
 	x := NewBM25(rank.Options{K1: k1, B: b})
-	if err := x.Add(ids, terms); err != nil {
-		return nil, fmt.Errorf("reading a bm25 index: %w: %w", ErrCorrupt, err)
+	if fr.err == nil {
+		if err := x.Add(ids, terms); err != nil {
+			fr.fail(err)
+		}
 	}
-	return x, nil
+	return x
 }
 
 var _ Index[[]string, []string] = (*BM25)(nil)

@@ -149,10 +149,14 @@ func scan(ctx context.Context, n, dim, k int, score func(lo, hi int, t *topK)) (
 // count ids as uint32 length + bytes, then count×dim float32).
 func (x *Flat) WriteTo(w io.Writer) (int64, error) {
 	fw := newFileWriter(w, FlatKind, flatVersion)
+	x.writeBody(fw)
+	return fw.finish()
+}
+
+func (x *Flat) writeBody(fw *fileWriter) {
 	fw.u32(uint32(x.dim))
 	writeIDs(fw, x.ids)
 	fw.f32s(x.vecs)
-	return fw.finish()
 }
 
 func writeIDs(fw *fileWriter, ids []string) {
@@ -184,16 +188,21 @@ func ReadFlat(r io.Reader) (*Flat, error) {
 	if err != nil {
 		return nil, err
 	}
+	x := readFlatBody(fr)
+	if err := fr.finish(); err != nil {
+		return nil, fmt.Errorf("reading a flat index: %w", err)
+	}
+	return x, nil
+}
+
+func readFlatBody(fr *fileReader) *Flat {
 	x := &Flat{dim: int(fr.u32())}
 	if fr.err == nil && (x.dim < 1 || x.dim > maxDim) {
 		fr.fail(fmt.Errorf("dimension %d", x.dim))
 	}
 	x.ids = readIDs(fr)
 	x.vecs = fr.f32s(uint64(len(x.ids)) * uint64(x.dim))
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading a flat index: %w", err)
-	}
-	return x, nil
+	return x
 }
 
 var _ Index[[]float32, []float32] = (*Flat)(nil)

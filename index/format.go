@@ -14,7 +14,8 @@ import (
 // The file format every index kind of this package writes:
 //
 //	magic    8 bytes  "AS2INDEX"
-//	kind     8 bytes  the kind's name, NUL-padded ("flat", "binary", "bm25")
+//	kind     8 bytes  the kind's name, NUL-padded ("flat", "binary", "hnsw",
+//	                  "bm25", "bundle")
 //	version  uint32   the kind's format version
 //	body              the kind's own (little-endian throughout)
 //	crc      uint32   CRC-32C of everything before it
@@ -106,6 +107,8 @@ type fileReader struct {
 	crc hash.Hash32
 	err error
 	buf [8]byte
+	// max, when set, bounds the next strings instead of maxString.
+	max uint32
 }
 
 // maxString bounds ids and terms.
@@ -178,12 +181,21 @@ func (fr *fileReader) str() string {
 	if fr.err != nil {
 		return ""
 	}
-	if n > maxString {
-		fr.err = fmt.Errorf("a string of %d bytes (at most %d)", n, maxString)
+	limit := uint32(maxString)
+	if fr.max > 0 {
+		limit = fr.max
+	}
+	if n > limit {
+		fr.err = fmt.Errorf("a string of %d bytes (at most %d)", n, limit)
 		return ""
 	}
-	b := make([]byte, n)
-	fr.read(b)
+	// Grown as the bytes arrive: a length is not trusted before them.
+	var b []byte
+	for uint32(len(b)) < n && fr.err == nil {
+		chunk := make([]byte, min(n-uint32(len(b)), 1<<16))
+		fr.read(chunk)
+		b = append(b, chunk...)
+	}
 	return string(b)
 }
 

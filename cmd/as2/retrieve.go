@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,11 +13,8 @@ import (
 
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/dataset/reqa"
-	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/evaluation/retrieval"
 	"github.com/as2/as2/index"
-	"github.com/as2/as2/model"
-	"github.com/as2/as2/rank"
 )
 
 func newDataReQACmd() *cobra.Command {
@@ -75,10 +70,10 @@ func newRetrieveCmd() *cobra.Command {
 }
 
 type retrieveEval struct {
-	pool, retriever, kind, load, save, format string
-	rescore, depth, workers                   int
-	stopwords                                 bool
-	k1, b                                     float64
+	spec                     retrieverSpec
+	pool, load, save, format string
+	depth                    int
+	vectorFlags              bool // a flag of the vector indexes was given
 }
 
 func newRetrieveEvalCmd() *cobra.Command {
@@ -95,31 +90,30 @@ answers in its top N) is printed beside them.
 Retrievers: bm25 (an inverted index with rank's BM25: as2's tokenizer, no
 stemming, k1 and b as given), or use-lite[:PATH] (USE-Lite sentence vectors,
 zero-shot), or a model file (as2 train --arch dual: its answer tower encodes
-the pool, its question tower the questions), searched by an exact --index:
-flat (float inner product) or binary (sign codes by Hamming distance,
---rescore nearest rescored by their floats).
+the pool, its question tower the questions), searched by an --index of
+sentence vectors: flat (exact float inner product), binary (sign codes by
+Hamming distance, --rescore nearest rescored by their floats) or hnsw (a
+graph, approximate: --m, --ef-construction, --ef-search).
 --save-index writes the built index (atomically); --load-index reads one
-instead of encoding the pool.`,
+instead of encoding the pool. To search a pool from the command line, build
+an index with "as2 index build" and query it with "as2 search".`,
 		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx
-  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2`,
+  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2 --index hnsw`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			c.vectorFlags = indexFlagsSet(cmd.Flags())
 			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.pool, "pool", "", "ReQA pool file (as2 data reqa)")
-	f.StringVar(&c.retriever, "retriever", "bm25", "bm25, use-lite[:PATH], or a model file that encodes answers into vectors (as2 train --arch dual)")
-	f.StringVar(&c.kind, "index", index.FlatKind, "index of sentence vectors: flat or binary")
-	f.IntVar(&c.rescore, "rescore", index.DefaultRescore, "binary index: nearest codes rescored by their float vectors")
+	f.StringVar(&c.spec.name, "retriever", "bm25", "bm25, use-lite[:PATH], or a model file that encodes answers into vectors (as2 train --arch dual)")
+	c.spec.addFlags(f)
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
 	f.StringVar(&c.save, "save-index", "", "write the built index to this file")
 	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question")
-	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines) at once")
-	f.BoolVar(&c.stopwords, "stopwords", false, "bm25: drop English stopwords")
-	f.Float64Var(&c.k1, "k1", rank.DefaultOptions().K1, "bm25: term-frequency saturation")
-	f.Float64Var(&c.b, "b", rank.DefaultOptions().B, "bm25: length normalisation")
+	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines) at once")
 	f.StringVar(&c.format, "format", "table", "output: table or json")
 	return cmd
 }
@@ -146,7 +140,7 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	built := time.Since(start)
 	start = time.Now()
 	p := newProgress(stderr, len(pool.Questions), "retrieving")
-	res, _, err := retrieval.Evaluate(ctx, r, pool, retrieval.Options{Depth: c.depth, Workers: c.workers, Progress: p.step})
+	res, _, err := retrieval.Evaluate(ctx, r, pool, retrieval.Options{Depth: c.depth, Workers: c.spec.workers, Progress: p.step})
 	p.done()
 	if err != nil {
 		return err
@@ -157,65 +151,64 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 // build returns the retriever --retriever names over pool's answers, and
 // its description.
 func (c *retrieveEval) build(ctx context.Context, pool *reqa.Pool, stderr io.Writer) (index.Retriever, string, error) {
-	name := c.retriever
-	switch {
-	case name == "bm25":
-		if c.kind != index.FlatKind && c.kind != index.BM25Kind || c.rescore != index.DefaultRescore {
-			return nil, "", fmt.Errorf("--index and --rescore are for sentence vectors, not --retriever bm25")
+	var p *progress
+	if c.spec.name != "bm25" {
+		p = newProgress(stderr, len(pool.Answers), "encoding answers")
+	}
+	o, err := c.spec.open("--retriever", p.step)
+	if err != nil {
+		return nil, "", err
+	}
+	if o.bm25 != nil && c.vectorFlags {
+		return nil, "", fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --retriever bm25")
+	}
+	var x index.Stored
+	if c.load != "" {
+		kind := c.spec.kind
+		if o.bm25 != nil {
+			kind = index.BM25Kind
 		}
-		opts := rank.DefaultOptions()
-		opts.Stopwords, opts.K1, opts.B = c.stopwords, c.k1, c.b
-		desc := fmt.Sprintf("bm25 (k1 %g, b %g, stopwords %v, as2 tokenizer, no stemming)", c.k1, c.b, c.stopwords)
-		var idx *index.BM25
-		if c.load != "" {
-			x, err := readIndexFile(c.load, index.ReadBM25)
-			if err != nil {
-				return nil, "", err
-			}
-			idx = x
-		} else {
-			idx = index.NewBM25(opts)
-			if err := index.Build(ctx, index.Terms{Options: opts}, idx, pool.IDs(), pool.Texts()); err != nil {
-				return nil, "", err
-			}
-		}
-		if err := c.saveIndex(idx, stderr); err != nil {
+		if x, err = readIndexKind("--load-index", c.load, kind); err != nil {
 			return nil, "", err
 		}
-		return index.NewRetriever(index.Terms{Options: opts}, idx), desc, nil
-	case name == uselite.Kind || strings.HasPrefix(name, uselite.Kind+":"):
-		path := strings.TrimPrefix(strings.TrimPrefix(name, uselite.Kind), ":")
-		if path == "" {
-			path = uselite.DefaultPath()
+		// The search-time parameters are the flags', not the file's.
+		switch x := x.(type) {
+		case *index.Binary:
+			x.Rescore = c.spec.rescore
+		case *index.HNSW:
+			if err := x.SetEfSearch(c.spec.hnsw.EfSearch); err != nil {
+				return nil, "", fmt.Errorf("--ef-search: %w", err)
+			}
 		}
-		enc, err := uselite.LoadEncoder(path)
+		if x.Len() != len(pool.Answers) {
+			return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", c.load, x.Len(), len(pool.Answers))
+		}
+	} else {
+		if x, err = o.newIndex(&c.spec); err != nil {
+			return nil, "", err
+		}
+		start := time.Now()
+		err := o.build(ctx, x, pool.IDs(), pool.Texts(), nil)
+		p.done()
 		if err != nil {
-			return nil, "", fmt.Errorf("--retriever: %w", err)
+			return nil, "", err
 		}
-		p := newProgress(stderr, len(pool.Answers), "encoding answers")
-		senc := index.SentenceEncoder{Embed: enc.Embed, Workers: c.workers, Progress: p.step}
-		return c.vectorIndex(ctx, pool, senc, enc.Dim(), "use-lite zero-shot", p, stderr)
-	default:
-		// A model file whose architecture encodes answers into vectors
-		// (dual).
-		if _, err := os.Stat(name); err != nil {
-			return nil, "", fmt.Errorf("--retriever %q: want bm25, use-lite[:PATH] or a model file (%v)", name, err)
+		if o.bm25 == nil {
+			fmt.Fprintf(stderr, "encoded and indexed %d answers in %.0fs\n", x.Len(), time.Since(start).Seconds())
 		}
-		loaded, err := model.Load(name)
-		if err != nil {
-			return nil, "", fmt.Errorf("--retriever: %w", err)
-		}
-		vm, ok := loaded.(vectorModel)
-		if !ok {
-			return nil, "", fmt.Errorf("--retriever %s: a %s model does not encode answers into vectors (a dual model does)", name, loaded.Config().Architecture)
-		}
-		desc := loaded.Config().Architecture
-		if a, err := model.Lookup(desc); err == nil {
-			desc += " (" + a.Describe(loaded) + ")"
-		}
-		p := newProgress(stderr, len(pool.Answers), "encoding answers")
-		return c.vectorIndex(ctx, pool, vectorEncoder{vm, p.step}, vm.Dim(), desc+" from "+name, p, stderr)
 	}
+	if err := c.saveIndex(x, stderr); err != nil {
+		return nil, "", err
+	}
+	r, err := o.retriever(x)
+	if err != nil {
+		return nil, "", err
+	}
+	desc := o.desc
+	if o.bm25 == nil {
+		desc += ", " + indexDesc(x)
+	}
+	return r, desc, nil
 }
 
 // vectorModel is a model that encodes questions and answers into vectors
@@ -254,69 +247,6 @@ func vectorRetriever(ctx context.Context, m vectorModel, pool *reqa.Pool, progre
 		return nil, err
 	}
 	return index.NewRetriever[[]float32, []float32](enc, x), nil
-}
-
-// vectorIndex builds (or --load-index reads) the --index of pool's
-// answers encoded by senc, of dim values, and returns its retriever.
-func (c *retrieveEval) vectorIndex(ctx context.Context, pool *reqa.Pool, senc index.Encoder[[]float32, []float32], dim int, what string, p *progress, stderr io.Writer) (index.Retriever, string, error) {
-	desc := fmt.Sprintf("%s, %s index", what, c.kind)
-	var x index.Index[[]float32, []float32]
-	var err error
-	switch c.kind {
-	case index.FlatKind:
-		if c.load != "" {
-			x, err = readIndexFile(c.load, index.ReadFlat)
-		} else {
-			x, err = index.NewFlat(dim)
-		}
-	case index.BinaryKind:
-		var b *index.Binary
-		if c.load != "" {
-			b, err = readIndexFile(c.load, index.ReadBinary)
-		} else {
-			b, err = index.NewBinary(dim)
-		}
-		if err == nil {
-			b.Rescore = c.rescore
-			desc += fmt.Sprintf(" (%d rescored)", c.rescore)
-		}
-		x = b
-	default:
-		return nil, "", fmt.Errorf("--index %q: want flat or binary", c.kind)
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	if c.load == "" {
-		start := time.Now()
-		err := index.Build(ctx, senc, x, pool.IDs(), pool.Texts())
-		p.done()
-		if err != nil {
-			return nil, "", err
-		}
-		fmt.Fprintf(stderr, "encoded %d answers in %.0fs\n", x.Len(), time.Since(start).Seconds())
-	}
-	if x.Len() != len(pool.Answers) {
-		return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", c.load, x.Len(), len(pool.Answers))
-	}
-	if err := c.saveIndex(x, stderr); err != nil {
-		return nil, "", err
-	}
-	return index.NewRetriever(senc, x), desc, nil
-}
-
-func readIndexFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var zero T
-		return zero, fmt.Errorf("--load-index: %w", err)
-	}
-	defer f.Close()
-	x, err := read(f)
-	if err != nil {
-		return x, fmt.Errorf("--load-index %s: %w", path, err)
-	}
-	return x, nil
 }
 
 func (c *retrieveEval) saveIndex(x io.WriterTo, stderr io.Writer) error {

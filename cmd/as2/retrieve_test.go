@@ -126,6 +126,15 @@ func TestTrainDualRetrieve(t *testing.T) {
 			t.Errorf("retrieve eval --index %s: %v\n%s", kind, err, out)
 		}
 	}
+	// index build and search with the dual model: the question tower
+	// encodes the question.
+	idx := filepath.Join(dir, "dual.idx")
+	if out, err := run(t, "index", "build", "--encoder", m, "--index", "hnsw", "--answers", pool, "--out", idx); err != nil || !strings.Contains(out, "hnsw index (M 16") {
+		t.Errorf("index build --encoder %s: %v\n%s", m, err, out)
+	}
+	if out, err := run(t, "search", "--index", idx, "--question", "What is the capital of France?", "--top", "2", "--ef-search", "5"); err != nil || strings.Count(out, "\tp0-") != 2 {
+		t.Errorf("search: %v\n%s", err, out)
+	}
 	if out, err := run(t, "eval", "--model", m, "--dataset", "jsonl", "--path", data); err != nil || !strings.Contains(out, "map ") {
 		t.Errorf("eval: %v\n%s", err, out)
 	}

