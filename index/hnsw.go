@@ -298,15 +298,7 @@ func (x *HNSW) insert(q uint32) {
 // of crowding into one cluster.
 func (x *HNSW) selectNeighbors(cands []scored, m int, sim func(a, b uint32) float64) []uint32 {
 	cands = slices.Clone(cands)
-	slices.SortFunc(cands, func(a, b scored) int {
-		switch {
-		case worse(b, a):
-			return -1
-		case worse(a, b):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(cands, bestFirstCmp)
 	out := make([]uint32, 0, m)
 	for _, c := range cands {
 		if len(out) == m {

@@ -52,16 +52,19 @@ func (t *topK) offer(i int, s float64) {
 // sorted returns the answers kept, best first.
 func (t *topK) sorted() []scored {
 	out := slices.Clone(t.h)
-	slices.SortFunc(out, func(a, b scored) int {
-		switch {
-		case worse(b, a):
-			return -1
-		case worse(a, b):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, bestFirstCmp)
 	return out
+}
+
+// bestFirstCmp orders answers best first, for slices.SortFunc.
+func bestFirstCmp(a, b scored) int {
+	switch {
+	case worse(b, a):
+		return -1
+	case worse(a, b):
+		return 1
+	}
+	return 0
 }
 
 // merge returns the k best of several top-k lists, best first.

@@ -9,9 +9,12 @@
 #   no-wikiqa  without WikiQA: tested on WikiQA test
 #   no-trecqa  without TrecQA: tested on TrecQA clean test
 #   no-squad   without SQuAD: tested on the SQuAD-sent test half
-#   ship       quantise all.as2 into the built-in model (as2 quantize) and
-#              calibrate it on WikiQA dev, all questions (as2 trigger):
-#              model/builtin/default.as2 and calibration.json
+#   ship       quantise all.as2 into the built-in model (as2 quantize), blend
+#              it listwise with wo, idf-overlap and bm25 on all's dev sets
+#              (as2 tune blend) and calibrate the blend on WikiQA dev, all
+#              questions (as2 trigger): model/builtin/default.as2,
+#              blend.json and calibration.json. scripts/default-heldout.sh
+#              is the cross-dataset check that chose the blend.
 #
 # Each variant picks its epoch on the dev sets of the datasets it trains on
 # (WikiQA dev answered, TrecQA clean dev), never on the held-out one's. The
@@ -51,7 +54,10 @@ for v in "${variants[@]}"; do
   ship)
     b=model/builtin
     "$as2" quantize --model "$out/all.as2" --out "$b/default.as2"
-    "$as2" trigger --model "$b/default.as2" --dataset wikiqa --fit-split dev --split test --out "$b/calibration.json"
+    cat "$out/wikiqa-dev.jsonl" "$out/trecqa-dev.jsonl" >"$out/all-dev.jsonl"
+    "$as2" tune blend --listwise --rankers "$b/default.as2,wo,idf-overlap,bm25" \
+      --dataset jsonl --path "$out/all-dev.jsonl" --out "$b/blend.json"
+    "$as2" trigger --model "$b/blend.json" --dataset wikiqa --fit-split dev --split test --out "$b/calibration.json"
     continue
     ;;
   *) echo "unknown variant $v" >&2; exit 2 ;;

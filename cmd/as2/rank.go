@@ -64,8 +64,9 @@ place in the input, are never given to the ranker, and come last (score -Inf
 in tsv, null in json).
 
 The default ranker is the built-in model (--ranker builtin): a neural
-cross-encoder embedded in as2, which needs no data, model file or download
-(see the README for what it was trained on and how it scores). Its scores
+cross-encoder embedded in as2, blended with word-overlap scores, which needs
+no data, model file or download (see the README for what it was trained on
+and how it scores). Its scores
 are calibrated: the probability that the sentence answers the question. A
 sentence "answers" (tsv column answer: yes) when its probability reaches the
 threshold chosen on dev; when the best sentence does not, the document has no

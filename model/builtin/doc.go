@@ -11,6 +11,13 @@
 // int8 (as2 quantize), which makes the embedded file a quarter of the
 // float32 model's size; the README gives both files' accuracy.
 //
+// Ranker blends the model's score with three lexical rankers (wo,
+// idf-overlap and bm25 of package rank), weights fitted listwise on WikiQA
+// dev and TrecQA dev by as2 tune blend (blend.json). The blend was chosen
+// over the model alone on the cross-dataset protocol: models trained with
+// one benchmark held out ranked that benchmark's dev questions better
+// blended (README, "The built-in model").
+//
 // Calibration turns its scores into probabilities that the sentence
 // answers (Platt scaling on the WikiQA dev questions, all of them, as2
 // trigger), with the threshold at which a top sentence counts as an
