@@ -90,8 +90,8 @@ type RetrieveResponse struct {
 	Results []RetrieveResult `json:"results"`
 }
 
-// index resolves a request's index name; name is what the metrics label.
-func (s *Server) index(name string) (Index, string, error) {
+// lookupIndex resolves a request's index name; name is what the metrics label.
+func (s *Server) lookupIndex(name string) (Index, string, error) {
 	if name == "" {
 		switch len(s.inames) {
 		case 0:
@@ -121,7 +121,7 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	if err := decode(r, &req); err != nil {
 		return nil, req.Index, err
 	}
-	x, name, err := s.index(req.Index)
+	x, name, err := s.lookupIndex(req.Index)
 	if err != nil {
 		// An unknown name is the client's, not a label to keep.
 		return nil, "", err
