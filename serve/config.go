@@ -18,6 +18,7 @@ import (
 //	rankers: {cosinet: m.as2, bm25: bm25}
 //	cascades: {fast: "bm25:100,cosinet=m.as2:10"}
 //	calibrations: {cosinet: cal.json}
+//	indexes: {faq: faq.idx}
 //	default: cosinet
 //	limits: {max_body: 4194304, max_documents: 1000, max_text: 65536, max_tokens: 100000, timeout: 10s, concurrent: 2, queue: 8}
 //	drain: 5s
@@ -27,6 +28,7 @@ type Config struct {
 	Rankers      map[string]string `yaml:"rankers"`
 	Cascades     map[string]string `yaml:"cascades"`
 	Calibrations map[string]string `yaml:"calibrations"`
+	Indexes      map[string]string `yaml:"indexes"` // name -> index file (as2 index build)
 	Default      string            `yaml:"default"`
 	Limits       ConfigLimits      `yaml:"limits"`
 	Drain        time.Duration     `yaml:"drain"`

@@ -1,11 +1,15 @@
-// Package serve is as2's HTTP service: it loads rankers once and answers
-// rerank and answer-selection requests concurrently. It is an http.Handler:
+// Package serve is as2's HTTP service: it loads rankers and answer indexes
+// once and answers rerank, answer-selection and retrieval requests
+// concurrently. It is an http.Handler:
 //
 //	POST /v1/rerank   {"model", "query", "documents": [...], "top_n", "return_documents"}
 //	                  -> {"model", "results": [{"index", "relevance_score", "document"?}, ...]}
 //	POST /v1/select   {"model", "question", "document" | "sentences": [...], "top_n"}
 //	                  -> {"model", "sentences": [{"index", "text", "score"}, ...], "answer"?, "probability"?}
-//	GET  /v1/models   the configured rankers
+//	POST /v1/retrieve {"index", "question", "k", "rerank"?, "depth"?}
+//	                  -> {"index", "rerank"?, "depth"?, "results": [{"rank", "id", "text", "score",
+//	                      "retrieval_score"?, "retrieval_rank"?}, ...]}
+//	GET  /v1/models   the configured rankers ("data") and indexes ("indexes")
 //	GET  /healthz     the process is up
 //	GET  /readyz      the rankers are loaded and the server is not shutting down
 //	GET  /metrics     Prometheus: requests and latency per route, model and status
@@ -19,6 +23,13 @@
 // Every error is JSON, {"error": {"code": "...", "message": "..."}}: the
 // code is stable (see the Code* constants), the message is for people; a
 // request never gets a 5xx for its content.
+//
+// /v1/retrieve searches an Index (AddIndex: an index.Retriever and its
+// answers' texts) for the k best answers of a question. With "rerank" it is
+// a two-stage cascade, retrieve:depth → ranker: the depth best answers
+// (default max(k, 100)) become one question's candidates, in retrieval
+// order, for one of the server's rankers, and the k best of its ranking
+// are returned with their retrieval scores and ranks beside its scores.
 //
 // Memory is bounded per request (Limits.MaxTokens) and in all: at most
 // Limits.Concurrent requests are admitted at once, Limits.Queue more wait
@@ -85,6 +96,7 @@ const (
 	CodeInvalidUTF8      = "invalid_utf8"           // the body is not UTF-8
 	CodeInvalidRequest   = "invalid_request"        // a value out of range, a missing or contradictory field
 	CodeModelNotFound    = "model_not_found"        // 404: no such model (GET /v1/models lists them)
+	CodeIndexNotFound    = "index_not_found"        // 404: no such index (GET /v1/models lists them)
 	CodePayloadTooLarge  = "payload_too_large"      // 413: the body is over --max-body
 	CodeTooManyDocuments = "too_many_documents"     // 413: over --max-documents
 	CodeTextTooLong      = "text_too_long"          // 413: a text over --max-text
@@ -105,6 +117,8 @@ type Server struct {
 	rankers map[string]rank.Ranker
 	calib   map[string]trigger.Calibration
 	names   []string
+	indexes map[string]Index // /v1/retrieve's pools, by name
+	inames  []string         // their names, sorted
 	def     string
 	limits  Limits
 	mux     *http.ServeMux
@@ -146,6 +160,7 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 	// JSON 405 rather than the mux's plain text.
 	s.mux.Handle("/v1/rerank", method("POST", s.instrument("/v1/rerank", s.rerank)))
 	s.mux.Handle("/v1/select", method("POST", s.instrument("/v1/select", s.selectSentences)))
+	s.mux.Handle("/v1/retrieve", method("POST", s.instrument("/v1/retrieve", s.retrieve)))
 	s.mux.Handle("/v1/models", method("GET", s.instrument("/v1/models", s.models)))
 	s.mux.Handle("/healthz", method("GET", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -160,7 +175,7 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 	s.mux.Handle("/metrics", method("GET", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
-			writeError(w, &apiError{http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s (see GET / for the page, POST /v1/rerank, POST /v1/select, GET /v1/models)", r.URL.Path)})
+			writeError(w, &apiError{http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s (see GET / for the page, POST /v1/rerank, POST /v1/select, POST /v1/retrieve, GET /v1/models)", r.URL.Path)})
 			return
 		}
 		method("GET", http.HandlerFunc(s.page)).ServeHTTP(w, r)
@@ -562,11 +577,8 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 	if err != nil {
 		return nil, name, err
 	}
-	if err := s.checkText("query", question); err != nil {
+	if err := s.checkQuestion("query", question); err != nil {
 		return nil, name, err
-	}
-	if len(question) == 0 || len(text.Tokenize(question)) == 0 {
-		return nil, name, badRequest(CodeInvalidRequest, "the question is empty")
 	}
 	if len(cands) == 0 {
 		return nil, name, badRequest(CodeInvalidRequest, "%s: empty; give at least one", field)
@@ -577,17 +589,15 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 	if topN != nil && *topN < 1 {
 		return nil, name, badRequest(CodeInvalidRequest, "top_n: %d; want at least 1", *topN)
 	}
-	q := &dataset.Question{ID: "request", Text: question, Candidates: make([]dataset.Candidate, len(cands))}
 	for i, c := range cands {
 		if err := s.checkText(fmt.Sprintf("%s[%d]", field, i), c); err != nil {
 			return nil, name, err
 		}
-		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: c, Position: i, Label: dataset.Unlabeled}
 	}
 	if err := s.checkTokens(field, cands); err != nil {
 		return nil, name, err
 	}
-	ranked, err := rank.Rank(r.Context(), rk, q)
+	ranked, err := rankTexts(r.Context(), rk, question, cands)
 	if err != nil {
 		return nil, name, err
 	}
@@ -595,6 +605,29 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 		ranked = ranked[:*topN]
 	}
 	return ranked, name, nil
+}
+
+// checkQuestion refuses a question over MaxTextBytes or without a token;
+// field names it in the message.
+func (s *Server) checkQuestion(field, question string) error {
+	if err := s.checkText(field, question); err != nil {
+		return err
+	}
+	if len(question) == 0 || len(text.Tokenize(question)) == 0 {
+		return badRequest(CodeInvalidRequest, "the question is empty")
+	}
+	return nil
+}
+
+// rankTexts scores cands as one question's candidates, in the given order
+// (the positions structure-aware rankers read), and returns them best
+// first.
+func rankTexts(ctx context.Context, rk rank.Ranker, question string, cands []string) ([]rank.Scored, error) {
+	q := &dataset.Question{ID: "request", Text: question, Candidates: make([]dataset.Candidate, len(cands))}
+	for i, c := range cands {
+		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: c, Position: i, Label: dataset.Unlabeled}
+	}
+	return rank.Rank(ctx, rk, q)
 }
 
 func (s *Server) rerank(r *http.Request) (any, string, error) {
@@ -694,11 +727,29 @@ type ModelInfo struct {
 	Calibrated bool   `json:"calibrated"` // /v1/select says whether there is an answer
 }
 
+// IndexInfo describes one configured index.
+type IndexInfo struct {
+	ID          string `json:"id"`
+	Answers     int    `json:"answers"`
+	Description string `json:"description,omitempty"`
+}
+
+// ModelsResponse is the body of GET /v1/models: the rankers (data, the
+// shape model listings have elsewhere) and the indexes of /v1/retrieve.
+type ModelsResponse struct {
+	Data    []ModelInfo `json:"data"`
+	Indexes []IndexInfo `json:"indexes"`
+}
+
 func (s *Server) models(*http.Request) (any, string, error) {
-	out := map[string][]ModelInfo{"data": {}}
+	out := ModelsResponse{Data: []ModelInfo{}, Indexes: []IndexInfo{}}
 	for _, n := range s.names {
 		_, cal := s.calib[n]
-		out["data"] = append(out["data"], ModelInfo{ID: n, Default: n == s.def, Calibrated: cal})
+		out.Data = append(out.Data, ModelInfo{ID: n, Default: n == s.def, Calibrated: cal})
+	}
+	for _, n := range s.inames {
+		x := s.indexes[n]
+		out.Indexes = append(out.Indexes, IndexInfo{ID: n, Answers: len(x.Texts), Description: x.Description})
 	}
 	return out, "", nil
 }

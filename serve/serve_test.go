@@ -35,6 +35,9 @@ func testServer(t testing.TB, limits Limits) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.AddIndex("faq", faqIndex(t)); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -250,7 +253,7 @@ func mustRequest(method, path string) *http.Request {
 	return r
 }
 
-// FuzzRequests feeds arbitrary bodies to both POST routes: every answer
+// FuzzRequests feeds arbitrary bodies to every POST route: every answer
 // must be JSON with a status below 500.
 func FuzzRequests(f *testing.F) {
 	f.Add(`{"query": "who wrote hamlet?", "documents": ["a", "b"], "top_n": 1}`)
@@ -262,11 +265,14 @@ func FuzzRequests(f *testing.F) {
 	f.Add(`{"query": "q\udc00", "documents": ["\u00e9t\u00e9"], "model": "a-wo"}`)
 	f.Add(`[1, 2]`)
 	f.Add(`null`)
+	f.Add(`{"index": "faq", "question": "who wrote hamlet?", "k": 2, "rerank": "a-wo", "depth": 5}`)
+	f.Add(`{"question": "capital", "k": 100000, "depth": -1}`)
+	f.Add(`{"index": "faq", "question": "q", "rerank": "slow"}`)
 	limits := DefaultLimits()
 	limits.MaxDocuments, limits.MaxTextBytes = 20, 500
 	s := testServer(f, limits)
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, path := range []string{"/v1/rerank", "/v1/select"} {
+		for _, path := range []string{"/v1/rerank", "/v1/select", "/v1/retrieve"} {
 			r, _ := http.NewRequest("POST", path, strings.NewReader(body))
 			rec := &recorder{header: http.Header{}}
 			s.ServeHTTP(rec, r)
@@ -285,7 +291,7 @@ func FuzzRequests(f *testing.F) {
 					t.Fatalf("POST %s %q: accepted", path, body)
 				}
 				for k := range keys {
-					if !slices.Contains([]string{"model", "query", "documents", "top_n", "return_documents", "question", "document", "sentences"}, k) {
+					if !slices.Contains([]string{"model", "query", "documents", "top_n", "return_documents", "question", "document", "sentences", "index", "k", "rerank", "depth"}, k) {
 						t.Fatalf("POST %s %q: accepted the key %q", path, body, k)
 					}
 				}

@@ -229,6 +229,14 @@ func (o *openedRetriever) newIndex(s *retrieverSpec) (index.Stored, error) {
 	return nil, fmt.Errorf("--index %q: want flat, binary or hnsw", s.kind)
 }
 
+// describe says what o and its index x are, for people.
+func (o *openedRetriever) describe(x index.Stored) string {
+	if o.bm25 != nil { // bm25's index is its own: nothing to add
+		return o.desc
+	}
+	return o.desc + ", " + indexDesc(x)
+}
+
 // indexDesc describes x for the output.
 func indexDesc(x index.Stored) string {
 	switch x := x.(type) {

@@ -142,11 +142,7 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out %s: %w", c.out, err)
 	}
 	if !c.quiet {
-		desc := o.desc
-		if o.bm25 == nil {
-			desc += ", " + indexDesc(x)
-		}
-		fmt.Fprintf(stderr, "wrote %s: %d answers, %s; %.1fs\n", c.out, x.Len(), desc, time.Since(start).Seconds())
+		fmt.Fprintf(stderr, "wrote %s: %d answers, %s; %.1fs\n", c.out, x.Len(), o.describe(x), time.Since(start).Seconds())
 	}
 	return nil
 }
@@ -223,6 +219,66 @@ func readAnswers(path string) (ids, texts []string, err error) {
 	return ids, texts, nil
 }
 
+// searchIndex is an index file (as2 index build) opened for searching:
+// the retriever over it, with the question encoder rebuilt from what the
+// file records, and its answers.
+type searchIndex struct {
+	bundle    *index.Bundle
+	retriever index.Retriever
+	desc      string // the encoder and the index, for people
+}
+
+// searchOptions change how an index file is searched; zero values keep
+// what the file records.
+type searchOptions struct {
+	encoderPath       string // the model file, moved (its digest must match)
+	efSearch, rescore int    // hnsw and binary indexes only
+	workers           int    // use-lite's sentence-encoding goroutines
+}
+
+// openIndexFile loads the index file at path for searching, the one
+// loader of "as2 search --index" and "as2 serve --index": errors name
+// --index and the file.
+func openIndexFile(path string, so searchOptions) (*searchIndex, error) {
+	b, err := readIndexFile("--index", path, index.ReadBundle)
+	if err != nil {
+		return nil, err
+	}
+	switch x := b.Index.(type) {
+	case *index.HNSW:
+		if so.efSearch != 0 {
+			if err := x.SetEfSearch(so.efSearch); err != nil {
+				return nil, fmt.Errorf("--ef-search: %w", err)
+			}
+		}
+	case *index.Binary:
+		if so.rescore != 0 {
+			x.Rescore = so.rescore
+		}
+	}
+	if so.efSearch != 0 && b.Index.Kind() != index.HNSWKind || so.rescore != 0 && b.Index.Kind() != index.BinaryKind {
+		return nil, fmt.Errorf("--ef-search is for hnsw indexes and --rescore for binary ones; %s holds a %s index", path, b.Index.Kind())
+	}
+	o, err := openFromParams(b.Encoder, so.encoderPath, so.workers)
+	if err != nil {
+		return nil, fmt.Errorf("--index %s: %w", path, err)
+	}
+	r, err := o.retriever(b.Index)
+	if err != nil {
+		return nil, fmt.Errorf("--index %s: %w", path, err)
+	}
+	return &searchIndex{bundle: b, retriever: r, desc: o.describe(b.Index)}, nil
+}
+
+// texts maps the answers' ids to their texts (hits carry ids only).
+func (x *searchIndex) texts() map[string]string {
+	texts := make(map[string]string, len(x.bundle.IDs))
+	for i, id := range x.bundle.IDs {
+		texts[id] = x.bundle.Texts[i]
+	}
+	return texts
+}
+
 type search struct {
 	index, question, questions, format, encoderPath string
 	top, efSearch, rescore, workers                 int
@@ -281,37 +337,11 @@ func (c *search) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Wri
 	case c.format != "tsv" && c.format != "json":
 		return fmt.Errorf("--format %q: want tsv or json", c.format)
 	}
-	b, err := readIndexFile("--index", c.index, index.ReadBundle)
+	x, err := openIndexFile(c.index, searchOptions{encoderPath: c.encoderPath, efSearch: c.efSearch, rescore: c.rescore, workers: c.workers})
 	if err != nil {
 		return err
 	}
-	switch x := b.Index.(type) {
-	case *index.HNSW:
-		if c.efSearch != 0 {
-			if err := x.SetEfSearch(c.efSearch); err != nil {
-				return fmt.Errorf("--ef-search: %w", err)
-			}
-		}
-	case *index.Binary:
-		if c.rescore != 0 {
-			x.Rescore = c.rescore
-		}
-	}
-	if c.efSearch != 0 && b.Index.Kind() != index.HNSWKind || c.rescore != 0 && b.Index.Kind() != index.BinaryKind {
-		return fmt.Errorf("--ef-search is for hnsw indexes and --rescore for binary ones; %s holds a %s index", c.index, b.Index.Kind())
-	}
-	o, err := openFromParams(b.Encoder, c.encoderPath, c.workers)
-	if err != nil {
-		return fmt.Errorf("--index %s: %w", c.index, err)
-	}
-	r, err := o.retriever(b.Index)
-	if err != nil {
-		return fmt.Errorf("--index %s: %w", c.index, err)
-	}
-	texts := make(map[string]string, len(b.IDs))
-	for i, id := range b.IDs {
-		texts[id] = b.Texts[i]
-	}
+	r, texts := x.retriever, x.texts()
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	many := c.questions != ""

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -31,12 +32,30 @@ func readJSONFile(path string, v any) error {
 	return nil
 }
 
+// addIndex loads the index file of one --index NAME=FILE value into srv,
+// with as2 search's loader: the same checks, the same question encoder.
+func addIndex(srv *serve.Server, spec string) error {
+	name, file, ok := strings.Cut(spec, "=")
+	if !ok || name == "" || file == "" {
+		return fmt.Errorf("--index %q: want NAME=FILE (an index file from as2 index build)", spec)
+	}
+	x, err := openIndexFile(file, searchOptions{workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return err
+	}
+	if err := srv.AddIndex(name, serve.Index{Retriever: x.retriever, Texts: x.texts(), Description: x.desc}); err != nil {
+		return fmt.Errorf("--index %s: %w", spec, err)
+	}
+	return nil
+}
+
 func newServeCmd() *cobra.Command {
 	var (
 		addr   string
 		specs  []string
 		chains []string
 		calibs []string
+		idxs   []string
 		config string
 		opts   = rank.DefaultOptions()
 		limits = serve.DefaultLimits()
@@ -45,7 +64,7 @@ func newServeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve rankers over HTTP (rerank and answer-sentence selection)",
+		Short: "Serve rankers and answer indexes over HTTP (rerank, answer-sentence selection, retrieval)",
 		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is
 builtin (the built-in neural model, with its calibration: /v1/select says
 whether the document has an answer), a rule-based ranker (rr, wo, wo+rr,
@@ -55,11 +74,20 @@ neither, as2 serves the built-in model as "builtin".
 Requests name it in "model"; --default names the model of requests that name
 none (without --default: the first name in sorted order).
 
+Each --index NAME=FILE loads an index file written by as2 index build (its
+question encoder is rebuilt from what the file records, as as2 search does).
+POST /v1/retrieve {"index", "question", "k"} returns the k best answers of the
+index (id, text, score, rank); with "rerank": NAME, one of the served rankers
+reorders the "depth" best (default max(k, 100)): the cascade retrieve:depth →
+ranker, each answer keeping its retrieval_score and retrieval_rank.
+
 Routes: POST /v1/rerank {"model", "query", "documents", "top_n",
 "return_documents"}; POST /v1/select {"model", "question", "document" or
-"sentences", "top_n"}; GET /v1/models, /healthz, /readyz, /metrics (Prometheus);
-GET / is a page to try the rankers in a browser. Field names match exactly and
-bodies must be UTF-8; every error is JSON {"error": {"code", "message"}}.
+"sentences", "top_n"}; POST /v1/retrieve {"index", "question", "k", "rerank",
+"depth"}; GET /v1/models (rankers and indexes), /healthz, /readyz, /metrics
+(Prometheus); GET / is a page to try the rankers in a browser. Field names
+match exactly and bodies must be UTF-8; every error is JSON {"error": {"code",
+"message"}}.
 
 Limits: --max-documents, --max-text, --max-body and --max-tokens (413), and
 --timeout (504, the scoring stops). At most --concurrent requests are served at
@@ -71,7 +99,10 @@ accepting and finishes in-flight requests within --grace.`,
 		Example: `  as2 serve
   curl -s localhost:8080/v1/select -d '{"question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote it."}'
   as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
-  curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'`,
+  curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'
+  as2 index build --encoder bm25 --answers faq.txt --out faq.idx
+  as2 serve --index faq=faq.idx
+  curl -s localhost:8080/v1/retrieve -d '{"index": "faq", "question": "How do I reset my password?", "k": 3, "rerank": "builtin"}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config != "" {
@@ -84,6 +115,7 @@ accepting and finishes in-flight requests within --grace.`,
 				specs = append(serve.Pairs(cfg.Rankers), specs...)
 				chains = append(serve.Pairs(cfg.Cascades), chains...)
 				calibs = append(serve.Pairs(cfg.Calibrations), calibs...)
+				idxs = append(serve.Pairs(cfg.Indexes), idxs...)
 				fs := cmd.Flags()
 				if cfg.Addr != "" && !fs.Changed("addr") {
 					addr = cfg.Addr
@@ -193,20 +225,26 @@ accepting and finishes in-flight requests within --grace.`,
 					return fmt.Errorf("--calibration %s: %w", spec, err)
 				}
 			}
+			for _, spec := range idxs {
+				if err := addIndex(srv, spec); err != nil {
+					return err
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("--addr: %w", err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "as2 serving %d ranker(s) on http://%s\n", len(rankers), ln.Addr())
+			fmt.Fprintf(cmd.ErrOrStderr(), "as2 serving %d ranker(s) and %d index(es) on http://%s\n", len(rankers), len(idxs), ln.Addr())
 			run.Log = cmd.ErrOrStderr()
 			return srv.Run(cmd.Context(), ln, run)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&config, "config", "", "YAML configuration (addr, rankers, cascades, calibrations, limits, grace); flags add to it or override it")
+	fs.StringVar(&config, "config", "", "YAML configuration (addr, rankers, cascades, calibrations, indexes, limits, grace); flags add to it or override it")
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: builtin (the built-in neural model, calibrated), a rule-based ranker or a model file (default builtin=builtin)")
 	fs.StringArrayVar(&calibs, "calibration", nil, "NAME=FILE, repeatable: answer-triggering calibration (as2 trigger --out) for a ranker; /v1/select then says whether there is an answer")
+	fs.StringArrayVar(&idxs, "index", nil, "NAME=FILE, repeatable: an index file (as2 index build) that POST /v1/retrieve searches")
 	fs.StringArrayVar(&chains, "cascade", nil, `NAME=SPEC, repeatable: a cascade of rankers, e.g. fast="bm25:100,cosinet=m.as2:10"`)
 	fs.Int64Var(&limits.MaxBodyBytes, "max-body", limits.MaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&limits.MaxDocuments, "max-documents", limits.MaxDocuments, "most documents or sentences per request")
