@@ -12,17 +12,24 @@ import (
 
 const tinyAnswers = "Paris is the capital of France.\nRome is the capital of Italy.\n\nBerlin is the capital of Germany.\n"
 
-// TestIndexBuildSearch builds bm25 indexes from plain text, ID<TAB>TEXT
-// and a ReQA pool, and searches them (no data needed).
-func TestIndexBuildSearch(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
+// fileWriter returns a function that writes a file of text in dir and
+// returns its path.
+func fileWriter(t *testing.T, dir string) func(name, text string) string {
+	return func(name, text string) string {
+		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+// TestIndexBuildSearch builds bm25 indexes from plain text, ID<TAB>TEXT
+// and a ReQA pool, and searches them (no data needed).
+func TestIndexBuildSearch(t *testing.T) {
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
 	plain := write("plain.txt", tinyAnswers)
 	tabbed := write("tabbed.tsv", "fr\tParis is the capital of France.\nit\tRome is the capital of Italy.\r\n")
 	squad := write("tiny.json", tinySQuAD)
@@ -85,13 +92,7 @@ func TestIndexBuildSearch(t *testing.T) {
 // TestIndexSearchErrors: bad input gives a clear error, no panic.
 func TestIndexSearchErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	plain := write("plain.txt", tinyAnswers)
 	idx := filepath.Join(dir, "ok.idx")
 	if _, err := run(t, "index", "build", "--encoder", "bm25", "--answers", plain, "--out", idx); err != nil {
