@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Reproduces the HAS table of the README (issue 13) with
+# scripts/train-table.sh: pooling (a dual encoder: cosine of pooled
+# vectors), attention over float answer states, and HAS (attention over
+# hashed, binary answer states), all over the same BiLSTM on GloVe, trained
+# with the paper's triplet hinge, seeds 1..N, the epoch kept on dev, each
+# model evaluated once on test (answered subset).
+#
+#   scripts/has-table.sh [dataset] [seeds] [extra as2 train flags...]
+#   scripts/has-table.sh wikiqa 5
+#
+# Runs are logged in results/has-<dataset>.tsv: a stopped table resumes
+# where it stopped, and REPORT=1 prints it without training.
+set -euo pipefail
+dataset=${1:-wikiqa}
+seeds=${2:-5}
+shift $(( $# > 2 ? 2 : $# ))
+export RUNS=${RUNS:-results/has-$dataset.tsv}
+if [ "$dataset" = trecqa ]; then
+  export DATA_FLAGS="--normalize-numbers"
+fi
+DEV=1 exec "$(dirname "$0")/train-table.sh" <(cat <<VARIANTS
+Pooling (dual encoder)|--arch has --has-mode pooling --objective triplet
+Attention, float answers|--arch has --has-mode attention --objective triplet
+HAS, binary answers|--arch has --objective triplet
+VARIANTS
+) "$dataset" "$seeds" "$@"
