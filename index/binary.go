@@ -132,15 +132,7 @@ func (x *Binary) writeBody(fw *fileWriter) {
 // ReadBinary reads an index written by Binary.WriteTo (see ReadFlat for
 // errors).
 func ReadBinary(r io.Reader) (*Binary, error) {
-	fr, _, err := newFileReader(r, BinaryKind, binaryVersion)
-	if err != nil {
-		return nil, err
-	}
-	x := readBinaryBody(fr)
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading a binary index: %w", err)
-	}
-	return x, nil
+	return readKind(r, BinaryKind, binaryVersion, readBinaryBody)
 }
 
 // readBinaryBody reads what writeBody wrote; the codes are computed only

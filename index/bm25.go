@@ -170,15 +170,7 @@ func (x *BM25) writeBody(fw *fileWriter) {
 // ReadBM25 reads an index written by BM25.WriteTo (see ReadFlat for
 // errors).
 func ReadBM25(r io.Reader) (*BM25, error) {
-	fr, _, err := newFileReader(r, BM25Kind, bm25Version)
-	if err != nil {
-		return nil, err
-	}
-	x := readBM25Body(fr)
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading a bm25 index: %w", err)
-	}
-	return x, nil
+	return readKind(r, BM25Kind, bm25Version, readBM25Body)
 }
 
 // readBM25Body reads what writeBody wrote; the postings are built only

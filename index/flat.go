@@ -184,15 +184,7 @@ func readIDs(fr *fileReader) []string {
 // or version, or a damaged one, is refused with an error (wrapping
 // ErrCorrupt for damage).
 func ReadFlat(r io.Reader) (*Flat, error) {
-	fr, _, err := newFileReader(r, FlatKind, flatVersion)
-	if err != nil {
-		return nil, err
-	}
-	x := readFlatBody(fr)
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading a flat index: %w", err)
-	}
-	return x, nil
+	return readKind(r, FlatKind, flatVersion, readFlatBody)
 }
 
 func readFlatBody(fr *fileReader) *Flat {

@@ -114,6 +114,21 @@ type fileReader struct {
 // maxString bounds ids and terms.
 const maxString = 1 << 16
 
+// readKind reads a file of one kind whose body needs no version: the
+// header, the body, then the checksum.
+func readKind[T any](r io.Reader, kind string, version uint32, body func(*fileReader) T) (T, error) {
+	var zero T
+	fr, _, err := newFileReader(r, kind, version)
+	if err != nil {
+		return zero, err
+	}
+	x := body(fr)
+	if err := fr.finish(); err != nil {
+		return zero, fmt.Errorf("reading a %s index: %w", kind, err)
+	}
+	return x, nil
+}
+
 // newFileReader checks the header of kind and returns the version.
 func newFileReader(r io.Reader, kind string, maxVersion uint32) (*fileReader, uint32, error) {
 	fr := &fileReader{r: bufio.NewReader(r), crc: crc32.New(castagnoli)}

@@ -466,15 +466,7 @@ func (x *HNSW) writeBody(fw *fileWriter) {
 // ReadHNSW reads an index written by HNSW.WriteTo (see ReadFlat for
 // errors).
 func ReadHNSW(r io.Reader) (*HNSW, error) {
-	fr, _, err := newFileReader(r, HNSWKind, hnswVersion)
-	if err != nil {
-		return nil, err
-	}
-	x := readHNSWBody(fr)
-	if err := fr.finish(); err != nil {
-		return nil, fmt.Errorf("reading an hnsw index: %w", err)
-	}
-	return x, nil
+	return readKind(r, HNSWKind, hnswVersion, readHNSWBody)
 }
 
 // readHNSWBody reads what writeBody wrote and checks what the search
