@@ -67,14 +67,17 @@ func Ranker() (rank.Ranker, error) { return blended() }
 // Calibration returns the built-in model's answer-triggering calibration:
 // Prob turns a score into the probability that the sentence answers, and
 // Answer tells whether a best sentence's score is an answer.
-func Calibration() trigger.Calibration {
+func Calibration() trigger.Calibration { return calibrated() }
+
+// calibrated decodes calibration.json once.
+var calibrated = sync.OnceValue(func() trigger.Calibration {
 	var c trigger.Calibration
 	if err := json.Unmarshal(calibration, &c); err != nil {
 		// The file is part of the source: a bad one fails TestCalibration.
 		panic("builtin: calibration.json: " + err.Error())
 	}
 	return c
-}
+})
 
 // Size is the embedded model file's size in bytes.
 func Size() int { return len(file) }
