@@ -21,7 +21,7 @@ type Bundle struct {
 }
 
 // Stored is an index of one of this package's kinds (*Flat, *Binary,
-// *HNSW, *BM25), as a Bundle holds it.
+// *HNSW, *BM25, *Matrices), as a Bundle holds it.
 type Stored interface {
 	Len() int
 	// Kind is the kind's name in the file format.
@@ -55,10 +55,11 @@ var kinds = map[string]struct {
 	version uint32
 	read    func(*fileReader) Stored
 }{
-	FlatKind:   {flatVersion, func(fr *fileReader) Stored { return readFlatBody(fr) }},
-	BinaryKind: {binaryVersion, func(fr *fileReader) Stored { return readBinaryBody(fr) }},
-	HNSWKind:   {hnswVersion, func(fr *fileReader) Stored { return readHNSWBody(fr) }},
-	BM25Kind:   {bm25Version, func(fr *fileReader) Stored { return readBM25Body(fr) }},
+	FlatKind:     {flatVersion, func(fr *fileReader) Stored { return readFlatBody(fr) }},
+	BinaryKind:   {binaryVersion, func(fr *fileReader) Stored { return readBinaryBody(fr) }},
+	HNSWKind:     {hnswVersion, func(fr *fileReader) Stored { return readHNSWBody(fr) }},
+	BM25Kind:     {bm25Version, func(fr *fileReader) Stored { return readBM25Body(fr) }},
+	MatricesKind: {matricesVersion, func(fr *fileReader) Stored { return readMatricesBody(fr) }},
 }
 
 // WriteTo writes the bundle in the package's checked format (kind

@@ -15,7 +15,7 @@ import (
 //
 //	magic    8 bytes  "AS2INDEX"
 //	kind     8 bytes  the kind's name, NUL-padded ("flat", "binary", "hnsw",
-//	                  "bm25", "bundle")
+//	                  "bm25", "matrices", "bundle")
 //	version  uint32   the kind's format version
 //	body              the kind's own (little-endian throughout)
 //	crc      uint32   CRC-32C of everything before it
@@ -76,13 +76,22 @@ func (fw *fileWriter) str(s string) {
 }
 
 func (fw *fileWriter) f32s(v []float32) {
-	b := make([]byte, 4*min(len(v), 1<<14))
+	writeValues(fw, v, 4, func(b []byte, x float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(x)) })
+}
+
+func (fw *fileWriter) u64s(v []uint64) {
+	writeValues(fw, v, 8, binary.LittleEndian.PutUint64)
+}
+
+// writeValues writes v, size bytes a value, in chunks.
+func writeValues[T any](fw *fileWriter, v []T, size int, put func([]byte, T)) {
+	b := make([]byte, size*min(len(v), 1<<14))
 	for len(v) > 0 {
-		n := min(len(v), len(b)/4)
+		n := min(len(v), len(b)/size)
 		for i, x := range v[:n] {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+			put(b[size*i:], x)
 		}
-		fw.bytes(b[:4*n])
+		fw.bytes(b[:size*n])
 		v = v[n:]
 	}
 }
@@ -216,16 +225,27 @@ func (fr *fileReader) str() string {
 
 // f32s reads n floats, growing the slice as the bytes arrive.
 func (fr *fileReader) f32s(n uint64) []float32 {
-	var out []float32
-	b := make([]byte, 4<<12)
+	return readValues(fr, n, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
+}
+
+// u64s reads n uint64 words, growing the slice as the bytes arrive.
+func (fr *fileReader) u64s(n uint64) []uint64 {
+	return readValues(fr, n, 8, binary.LittleEndian.Uint64)
+}
+
+// readValues reads n values of size bytes, growing the slice as the bytes
+// arrive: a count is not trusted before them.
+func readValues[T any](fr *fileReader, n uint64, size int, decode func([]byte) T) []T {
+	var out []T
+	b := make([]byte, 1<<14)
 	for uint64(len(out)) < n && fr.err == nil {
-		m := min(n-uint64(len(out)), uint64(len(b)/4))
-		fr.read(b[:4*m])
+		m := min(n-uint64(len(out)), uint64(len(b)/size))
+		fr.read(b[:uint64(size)*m])
 		if fr.err != nil {
 			break
 		}
 		for i := range int(m) {
-			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+			out = append(out, decode(b[size*i:]))
 		}
 	}
 	return out

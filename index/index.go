@@ -36,13 +36,17 @@
 //     too few neighbours (see HNSW).
 //   - BM25: an inverted index scored by rank's BM25 (with Terms, the
 //     lexical encoder), the first baseline of answer retrieval.
+//   - Matrices: HAS's stored answers, a bit-packed binary matrix per
+//     answer (1 bit per word-state element), scored exhaustively by the
+//     question's MatrixQuery (attention over the bits): attention-quality
+//     ranking of a pool known in advance at 1/32 of float states' memory.
 //
 // Every kind writes itself (WriteTo) in one checked format: a magic, the
 // kind, a format version, the kind's body and a CRC-32C; ReadFlat,
-// ReadBinary, ReadHNSW and ReadBM25 refuse another kind, an unknown
-// version or a damaged file with a clear error (wrapping ErrCorrupt for
-// damage), and never allocate more than the bytes present justify
-// (FuzzRead). A Bundle wraps any kind's body with what a search command
+// ReadBinary, ReadHNSW, ReadBM25 and ReadMatrices refuse another kind, an
+// unknown version or a damaged file with a clear error (wrapping
+// ErrCorrupt for damage), and never allocate more than the bytes present
+// justify (FuzzRead). A Bundle wraps any kind's body with what a search command
 // needs besides it (how to rebuild the question encoder, the answers'
 // texts) in the same format, kind "bundle". Commands write index files
 // atomically (a temporary file renamed over the target).

@@ -78,3 +78,42 @@ func ExampleNewBM25Retriever() {
 	// s2
 	// s3
 }
+
+// bestRow scores a binary matrix by its row closest to the question's
+// code (the most bits in common): a stand-in for HAS's attention, which
+// model/has's EncodeQuestion provides.
+type bestRow struct{ code []uint64 }
+
+func (q bestRow) Scorer() func(index.BitMatrix) float64 {
+	return func(m index.BitMatrix) float64 {
+		w, best := index.Words(m.Dim), m.Dim
+		for r := range m.Rows() {
+			best = min(best, index.Hamming(m.Bits[r*w:(r+1)*w], q.code))
+		}
+		return float64(m.Dim - best)
+	}
+}
+
+// Matrices stores a binary matrix per answer (HAS's answers: a row of
+// sign bits per word) and scores every answer with the question's
+// scorer.
+func ExampleMatrices() {
+	idx, err := index.NewMatrices(4)
+	if err != nil {
+		panic(err)
+	}
+	row := func(signs ...float32) []uint64 { return index.Code(nil, signs) }
+	answers := []index.BitMatrix{
+		{Dim: 4, Bits: append(row(1, 1, -1, -1), row(-1, 1, 1, -1)...)}, // two words
+		{Dim: 4, Bits: row(1, -1, -1, 1)},                               // one word
+	}
+	if err := idx.Add([]string{"a", "b"}, answers); err != nil {
+		panic(err)
+	}
+	hits, err := idx.Search(context.Background(), bestRow{row(1, -1, -1, 1)}, 2)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(hits, idx.CodeBytes(), "bytes")
+	// Output: [{b 4} {a 2}] 24 bytes
+}

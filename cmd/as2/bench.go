@@ -34,7 +34,7 @@ evaluation, nothing saved); as2 bench infer times scoring a split's candidates.
 Both print the machine, the BLAS backend and the command's settings with the
 figures. Build with -tags openblas to measure the OpenBLAS backend.`,
 	}
-	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd(), newBenchCascadeCmd(), newBenchServeCmd())
+	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd(), newBenchCascadeCmd(), newBenchServeCmd(), newBenchHASCmd())
 	return cmd
 }
 

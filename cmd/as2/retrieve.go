@@ -93,7 +93,9 @@ zero-shot), or a model file (as2 train --arch dual: its answer tower encodes
 the pool, its question tower the questions), searched by an --index of
 sentence vectors: flat (exact float inner product), binary (sign codes by
 Hamming distance, --rescore nearest rescored by their floats) or hnsw (a
-graph, approximate: --m, --ef-construction, --ef-search).
+graph, approximate: --m, --ef-construction, --ef-search); or a HAS model
+file (as2 train --arch has, hash mode), whose answers are stored as binary
+matrices and scored exhaustively by the question's attention.
 --save-index writes the built index (atomically); --load-index reads one
 instead of encoding the pool. To search a pool from the command line, build
 an index with "as2 index build" and query it with "as2 search".`,
@@ -108,7 +110,7 @@ an index with "as2 index build" and query it with "as2 search".`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.pool, "pool", "", "ReQA pool file (as2 data reqa)")
-	f.StringVar(&c.spec.name, "retriever", "bm25", "bm25, use-lite[:PATH], or a model file that encodes answers into vectors (as2 train --arch dual)")
+	f.StringVar(&c.spec.name, "retriever", "bm25", encoderUsage)
 	c.spec.addFlags(f)
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
 	f.StringVar(&c.save, "save-index", "", "write the built index to this file")

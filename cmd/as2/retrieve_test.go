@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/serve"
 )
 
 const tinySQuAD = `{"version":"1.1","data":[
@@ -93,12 +97,9 @@ func TestRetrieveUSELite(t *testing.T) {
 	}
 }
 
-// TestTrainDualRetrieve trains a dual encoder in-batch through the command
-// line (with a dev pool), evaluates it on a ReQA pool with both vector
-// indexes and ranks with it, and checks the errors of the in-batch flags.
-func TestTrainDualRetrieve(t *testing.T) {
-	data, vectors := writeTinyData(t)
-	dir := t.TempDir()
+// tinyPool writes the ReQA pool of tinySQuAD in dir and returns its path.
+func tinyPool(t *testing.T, dir string) string {
+	t.Helper()
 	squad := filepath.Join(dir, "tiny.json")
 	if err := os.WriteFile(squad, []byte(tinySQuAD), 0o644); err != nil {
 		t.Fatal(err)
@@ -107,6 +108,16 @@ func TestTrainDualRetrieve(t *testing.T) {
 	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
 		t.Fatal(err)
 	}
+	return pool
+}
+
+// TestTrainDualRetrieve trains a dual encoder in-batch through the command
+// line (with a dev pool), evaluates it on a ReQA pool with both vector
+// indexes and ranks with it, and checks the errors of the in-batch flags.
+func TestTrainDualRetrieve(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	pool := tinyPool(t, dir)
 	m := filepath.Join(dir, "dual.as2")
 	for _, args := range [][]string{
 		{"--layer", "bilstm", "--hidden", "4", "--dev-path", data},
@@ -153,11 +164,118 @@ func TestTrainDualRetrieve(t *testing.T) {
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--also", "wikiqa"), `--also "wikiqa": want DATASET:SPLIT`},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--batch", "1"), "at least 2 pairs"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--endx", "--hidden", "5", "--cross-heads", "3"), "cross-attention heads"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers into vectors"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers for an index"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestHASIndex trains a tiny HAS model, stores a pool's answers as binary
+// matrices with as2 index build, and searches it; the stored scores are
+// the model's own (as2 rank re-encodes the same answers), and the vector
+// index flags and a non-hash HAS model are refused.
+func TestHASIndex(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	pool := tinyPool(t, dir)
+	train := func(out string, flags ...string) {
+		t.Helper()
+		args := append([]string{"train", "--arch", "has", "--objective", "triplet", "--dataset", "jsonl", "--path", data, "--embeddings", vectors,
+			"--embeddings-format", "glove", "--epochs", "1", "--hidden", "4", "--dev-split", "none", "--out", out}, flags...)
+		if out, err := run(t, args...); err != nil {
+			t.Fatalf("as2 %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	m := filepath.Join(dir, "has.as2")
+	train(m)
+	idx := filepath.Join(dir, "has.idx")
+	out, err := run(t, "index", "build", "--encoder", m, "--answers", pool, "--out", idx)
+	if err != nil || !strings.Contains(out, "wrote "+idx+": 2 answers, has (hash") {
+		t.Fatalf("index build --encoder %s: %v\n%s", m, err, out)
+	}
+	out, err = run(t, "search", "--index", idx, "--question", "What is the capital of France?", "--top", "5", "--format", "json")
+	var got struct {
+		Hits []struct {
+			Score  float64
+			Answer string
+		}
+	}
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil || len(got.Hits) != 2 {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	// The same answers re-encoded by as2 rank score the same.
+	doc := filepath.Join(dir, "doc.txt")
+	var texts []string
+	for _, h := range got.Hits {
+		texts = append(texts, h.Answer)
+	}
+	if err := os.WriteFile(doc, []byte(strings.Join(texts, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ranked, err := run(t, "rank", "--model", m, "--question", "What is the capital of France?", "--document", doc, "--raw-scores", "--format", "json")
+	if err != nil {
+		t.Fatalf("rank: %v\n%s", err, ranked)
+	}
+	for _, h := range got.Hits {
+		if !strings.Contains(ranked, fmt.Sprintf("%.4f", h.Score)) {
+			t.Errorf("stored score %.4f of %q is not among as2 rank's:\n%s", h.Score, h.Answer, ranked)
+		}
+	}
+	if out, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", m, "--format", "json"); err != nil || !strings.Contains(out, `"mrr":`) {
+		t.Errorf("retrieve eval: %v\n%s", err, out)
+	}
+	// as2 serve answers from the stored pool by its name, as as2 search.
+	base := startServe(t, "--ranker", "wo=wo", "--index", "pool="+idx)
+	resp, err := http.Post(base+"/v1/retrieve", "application/json", strings.NewReader(`{"index": "pool", "question": "What is the capital of France?", "k": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served serve.RetrieveResponse
+	err = json.NewDecoder(resp.Body).Decode(&served)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || len(served.Results) != 1 || served.Results[0].Text != got.Hits[0].Answer {
+		t.Errorf("/v1/retrieve: %d %v %+v, want %q first", resp.StatusCode, err, served, got.Hits[0].Answer)
+	}
+	att := filepath.Join(dir, "att.as2")
+	train(att, "--has-mode", "attention")
+	pooling := filepath.Join(dir, "pooling.as2")
+	train(pooling, "--has-mode", "pooling")
+	// as2 bench has: every method ranks every question; the stored and
+	// recomputed scores of a model are the same, and so are their metrics.
+	out, err = run(t, "bench", "has", "--hash", m, "--attention", att, "--pooling", pooling, "--dataset", "jsonl", "--path", data, "--pool", "none", "--format", "json", "--quiet")
+	var rep hasBenchReport
+	if err != nil || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Rows) != 5 {
+		t.Fatalf("bench has: %v\n%s", err, out)
+	}
+	if rep.Rows[1].MAP != rep.Rows[2].MAP || rep.Rows[3].MAP != rep.Rows[4].MAP || rep.Rows[4].Method != "HAS (store, bits)" {
+		t.Errorf("bench has: stored and recomputed rankings differ: %+v", rep.Rows)
+	}
+	mem := &poolMemory{Answers: 2, Words: 10, HashBytes: 80}
+	for _, c := range []struct {
+		store string
+		per   float64
+		total int64
+	}{{"pooled", 32, 64}, {"float", 160, 320}, {"bits", 40, 80}, {"", 0, 0}} {
+		if per, total := mem.bytes(c.store, 8); per != c.per || total != c.total {
+			t.Errorf("%q: %v bytes an answer, %d in all; want %v, %d", c.store, per, total, c.per, c.total)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index", "build", "--encoder", m, "--index", "hnsw", "--answers", pool, "--out", idx}, "are for sentence vectors, not --encoder " + m},
+		{[]string{"index", "build", "--encoder", att, "--answers", pool, "--out", idx}, "attention-mode model has no binary answer states"},
+		{[]string{"search", "--index", idx, "--question", "q", "--rescore", "5"}, "holds a matrices index"},
+		{[]string{"bench", "has", "--hash", att, "--dataset", "jsonl", "--path", data}, "a HAS model of mode attention, want hash"},
+		{[]string{"bench", "has", "--dataset", "jsonl", "--path", data}, "--hash is required"},
+		{[]string{"bench", "has", "--hash", m, "--dataset", "jsonl", "--path", data, "--pool", "wikiqa"}, `--pool "wikiqa": want DATASET:SPLIT`},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: %v, want an error with %q", strings.Join(tc.args, " "), err, tc.want)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type retrieverSpec struct {
 	hnsw       index.HNSWOptions
 }
 
+// encoderUsage is the usage of the flag that names the retriever.
+const encoderUsage = "bm25, use-lite[:PATH], or a model file that encodes answers for an index (as2 train --arch dual: vectors; --arch has: binary matrices)"
+
 // addFlags defines the flags of s but the retriever's own (retrieve eval
 // calls it --retriever, index build --encoder).
 func (s *retrieverSpec) addFlags(f *pflag.FlagSet) {
@@ -62,9 +65,27 @@ type openedRetriever struct {
 	desc string
 	// params record how to open it again (index.Bundle's Encoder).
 	params map[string]string
-	bm25   *rank.Options // for bm25, else:
-	vec    index.Encoder[[]float32, []float32]
+	bm25   *rank.Options                                     // for bm25, else one of:
+	vec    index.Encoder[[]float32, []float32]               // sentence vectors
+	mat    index.Encoder[index.BitMatrix, index.MatrixQuery] // HAS: binary answer matrices
 	dim    int
+}
+
+// matrixModel is a model that stores answers as binary matrices (HAS).
+type matrixModel interface {
+	Dim() int
+	EncodeAnswersProgress(ctx context.Context, texts []string, progress func(done int)) ([]index.BitMatrix, error)
+	EncodeQuestion(ctx context.Context, text string) (index.MatrixQuery, error)
+}
+
+// matrixEncoder is a matrixModel as an index.Encoder.
+type matrixEncoder struct {
+	matrixModel
+	progress func(done int)
+}
+
+func (e matrixEncoder) EncodeAnswers(ctx context.Context, texts []string) ([]index.BitMatrix, error) {
+	return e.EncodeAnswersProgress(ctx, texts, e.progress)
 }
 
 // Encoder parameter keys of index bundles.
@@ -104,7 +125,7 @@ func (s *retrieverSpec) open(flag string, progress func(int)) (*openedRetriever,
 		if _, err := os.Stat(name); err != nil {
 			return nil, fmt.Errorf("%s %q: want bm25, use-lite[:PATH] or a model file (%v)", flag, name, err)
 		}
-		return openVectorModel(flag, name, "", progress)
+		return openModel(flag, name, "", progress)
 	}
 }
 
@@ -127,9 +148,10 @@ func openUSELite(flag, path, want string, workers int, progress func(int)) (*ope
 	}, nil
 }
 
-// openVectorModel loads a model file whose architecture encodes answers
-// into vectors (dual), checking its digest when want is given.
-func openVectorModel(flag, path, want string, progress func(int)) (*openedRetriever, error) {
+// openModel loads a model file whose architecture encodes answers into
+// vectors (dual) or binary matrices (a hash-mode HAS), checking its digest
+// when want is given.
+func openModel(flag, path, want string, progress func(int)) (*openedRetriever, error) {
 	sum, err := checkDigest(flag, path, want)
 	if err != nil {
 		return nil, err
@@ -138,20 +160,23 @@ func openVectorModel(flag, path, want string, progress func(int)) (*openedRetrie
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	vm, ok := loaded.(vectorModel)
-	if !ok {
-		return nil, fmt.Errorf("%s %s: a %s model does not encode answers into vectors (a dual model does)", flag, path, loaded.Config().Architecture)
-	}
 	desc := loaded.Config().Architecture
 	if a, err := model.Lookup(desc); err == nil {
 		desc += " (" + a.Describe(loaded) + ")"
 	}
-	return &openedRetriever{
+	o := &openedRetriever{
 		desc:   desc + " from " + path,
 		params: map[string]string{paramRetriever: "model", paramPath: absPath(path), paramSHA256: sum},
-		vec:    vectorEncoder{vm, progress},
-		dim:    vm.Dim(),
-	}, nil
+	}
+	switch m := loaded.(type) {
+	case vectorModel:
+		o.vec, o.dim = vectorEncoder{m, progress}, m.Dim()
+	case matrixModel: // a HAS model of another mode says so when encoding
+		o.mat, o.dim = matrixEncoder{m, progress}, m.Dim()
+	default:
+		return nil, fmt.Errorf("%s %s: a %s model does not encode answers for an index (dual models and HAS do)", flag, path, loaded.Config().Architecture)
+	}
+	return o, nil
 }
 
 // checkDigest returns the SHA-256 of the file at path, and an error if want
@@ -202,7 +227,7 @@ func openFromParams(params map[string]string, path string, workers int) (*opened
 	case uselite.Kind:
 		return openUSELite("the index's use-lite model", file, params[paramSHA256], workers, nil)
 	case "model":
-		return openVectorModel("the index's model", file, params[paramSHA256], nil)
+		return openModel("the index's model", file, params[paramSHA256], nil)
 	default:
 		return nil, fmt.Errorf("the index records retriever %q, which this build does not know", kind)
 	}
@@ -212,6 +237,9 @@ func openFromParams(params map[string]string, path string, workers int) (*opened
 func (o *openedRetriever) newIndex(s *retrieverSpec) (index.Stored, error) {
 	if o.bm25 != nil {
 		return index.NewBM25(*o.bm25), nil
+	}
+	if o.mat != nil {
+		return index.NewMatrices(o.dim)
 	}
 	switch s.kind {
 	case index.FlatKind:
@@ -231,7 +259,7 @@ func (o *openedRetriever) newIndex(s *retrieverSpec) (index.Stored, error) {
 
 // describe says what o and its index x are, for people.
 func (o *openedRetriever) describe(x index.Stored) string {
-	if o.bm25 != nil { // bm25's index is its own: nothing to add
+	if o.bm25 != nil || o.mat != nil { // their index is their own: nothing to add
 		return o.desc
 	}
 	return o.desc + ", " + indexDesc(x)
@@ -256,9 +284,14 @@ func (o *openedRetriever) build(ctx context.Context, x index.Stored, ids, texts 
 	switch x := x.(type) {
 	case *index.BM25:
 		return index.Build(ctx, index.Terms{Options: *o.bm25}, x, ids, texts)
+	case *index.Matrices:
+		if o.mat == nil {
+			return fmt.Errorf("a matrices index for %s", o.desc)
+		}
+		return index.Build(ctx, o.mat, x, ids, texts)
 	case *index.HNSW:
 		if o.vec == nil {
-			return fmt.Errorf("an hnsw index for a bm25 retriever")
+			return fmt.Errorf("an hnsw index for %s", o.desc)
 		}
 		vecs, err := o.vec.EncodeAnswers(ctx, texts)
 		if err != nil {
@@ -267,7 +300,7 @@ func (o *openedRetriever) build(ctx context.Context, x index.Stored, ids, texts 
 		return x.AddProgress(ctx, ids, vecs, indexing)
 	case index.Index[[]float32, []float32]:
 		if o.vec == nil {
-			return fmt.Errorf("a %s index for a bm25 retriever", x.(index.Stored).Kind())
+			return fmt.Errorf("a %s index for %s", x.(index.Stored).Kind(), o.desc)
 		}
 		return index.Build(ctx, o.vec, x, ids, texts)
 	}
@@ -279,12 +312,17 @@ func (o *openedRetriever) retriever(x index.Stored) (index.Retriever, error) {
 	switch x := x.(type) {
 	case *index.BM25:
 		if o.bm25 == nil {
-			return nil, fmt.Errorf("a bm25 index for a vector retriever (%s)", o.desc)
+			return nil, fmt.Errorf("a bm25 index for %s", o.desc)
 		}
 		return index.NewRetriever(index.Terms{Options: *o.bm25}, x), nil
+	case *index.Matrices:
+		if o.mat == nil {
+			return nil, fmt.Errorf("a matrices index for %s", o.desc)
+		}
+		return index.NewRetriever(o.mat, x), nil
 	case index.Index[[]float32, []float32]:
 		if o.vec == nil {
-			return nil, fmt.Errorf("a %s index for a bm25 retriever", x.(index.Stored).Kind())
+			return nil, fmt.Errorf("a %s index for %s", x.(index.Stored).Kind(), o.desc)
 		}
 		return index.NewRetriever(o.vec, x), nil
 	}
@@ -304,6 +342,8 @@ func readIndexKind(flag, path, kind string) (index.Stored, error) {
 		read = func(r io.Reader) (index.Stored, error) { return index.ReadHNSW(r) }
 	case index.BM25Kind:
 		read = func(r io.Reader) (index.Stored, error) { return index.ReadBM25(r) }
+	case index.MatricesKind:
+		read = func(r io.Reader) (index.Stored, error) { return index.ReadMatrices(r) }
 	default:
 		return nil, fmt.Errorf("--index %q: want flat, binary or hnsw", kind)
 	}

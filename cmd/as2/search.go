@@ -31,10 +31,10 @@ func newIndexCmd() *cobra.Command {
 }
 
 type indexBuild struct {
-	spec          retrieverSpec
-	answers, out  string
-	quiet         bool
-	bm25WithFlags bool
+	spec         retrieverSpec
+	answers, out string
+	quiet        bool
+	vectorFlags  bool
 }
 
 func newIndexBuildCmd() *cobra.Command {
@@ -50,11 +50,16 @@ versioned index format (kind "bundle"), written atomically.
 
 --encoder is what "as2 retrieve eval --retriever" takes: bm25 (an inverted
 index, rank's BM25 over as2's tokens), use-lite[:PATH] (USE-Lite sentence
-vectors, zero-shot), or a model file that encodes answers into vectors
-(as2 train --arch dual). Vectors go into an --index: flat (exact inner
-product), binary (sign codes, the --rescore nearest rescored by their floats)
-or hnsw (a graph: approximate, for pools where exact scans get slow; --m,
---ef-construction, and --ef-search, which as2 search can change).
+vectors, zero-shot), or a model file that encodes answers for an index:
+  - as2 train --arch dual: answer vectors, which go into an --index: flat
+    (exact inner product), binary (sign codes, the --rescore nearest
+    rescored by their floats) or hnsw (a graph: approximate, for pools where
+    exact scans get slow; --m, --ef-construction, and --ef-search, which
+    as2 search can change);
+  - as2 train --arch has (hash mode, the default): HAS's binary answer
+    matrices, 1 bit per word-state element (a "matrices" index); a search
+    scores every stored answer by the question's attention over its bits,
+    without re-encoding it (the HAS paper's stored setting, Table 6).
 
 --answers is read in one of two ways:
   - a ReQA pool (as2 data reqa), recognised by its header line: its answers,
@@ -69,15 +74,16 @@ and no summary line).`,
 		Example: `  as2 index build --encoder bm25 --answers faq.txt --out faq.idx
   as2 data reqa --half test --out reqa-test.jsonl
   as2 index build --encoder use-lite --index hnsw --answers reqa-test.jsonl --out reqa-test-use.idx
-  as2 index build --encoder dual.as2 --index binary --answers sentences.tsv --out sentences.idx`,
+  as2 index build --encoder dual.as2 --index binary --answers sentences.tsv --out sentences.idx
+  as2 index build --encoder has.as2 --answers faq.txt --out faq-has.idx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c.bm25WithFlags = indexFlagsSet(cmd.Flags())
+			c.vectorFlags = indexFlagsSet(cmd.Flags())
 			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&c.spec.name, "encoder", "", "bm25, use-lite[:PATH], or a model file that encodes answers into vectors (as2 train --arch dual)")
+	f.StringVar(&c.spec.name, "encoder", "", encoderUsage)
 	f.StringVar(&c.answers, "answers", "", "answers: a ReQA pool (as2 data reqa), or text with one answer per line (ID<TAB>TEXT, or the line number is the id)")
 	f.StringVar(&c.out, "out", "", "index file to write (- for standard output)")
 	c.spec.addFlags(f)
@@ -108,8 +114,8 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.bm25 != nil && c.bm25WithFlags {
-		return fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --encoder bm25")
+	if (o.bm25 != nil || o.mat != nil) && c.vectorFlags {
+		return fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --encoder %s (%s)", c.spec.name, o.desc)
 	}
 	x, err := o.newIndex(&c.spec)
 	if err != nil {

@@ -25,15 +25,9 @@ func (t *trainCmd) fitInBatch(cmd *cobra.Command, m model.Trainable, trainQs []d
 	pairs := train.Pairs(trainQs)
 	counts := []string{fmt.Sprintf("%s %s: %d", t.data.name, t.trainSplit, len(pairs))}
 	for _, a := range t.also {
-		name, split, ok := strings.Cut(a, ":")
-		if !ok || name == "" || split == "" {
-			return nil, fmt.Errorf("--also %q: want DATASET:SPLIT, e.g. trecqa:train-all", a)
-		}
-		d := t.data
-		d.name, d.path = name, ""
-		_, qs, _, err := d.load(split, dataset.Answered)
+		qs, err := loadSplit(t.data, "--also", a, dataset.Answered)
 		if err != nil {
-			return nil, fmt.Errorf("--also %s: %w", a, err)
+			return nil, err
 		}
 		more := train.Pairs(qs)
 		pairs = append(pairs, more...)

@@ -55,17 +55,18 @@ func benchPool(b *testing.B) (*Model, *dataset.Question) {
 
 // BenchmarkPerQuestion is the time per question at 500 candidates (the
 // paper's Table 6): "recompute" re-encodes every answer (Score), "memory"
-// scores the answers' stored binary matrices (ScoreMemory). Run with -cpu
+// scores the answers' stored binary matrices (index.Matrices). Run with -cpu
 // to set the cores.
 func BenchmarkPerQuestion(b *testing.B) {
 	m, q := benchPool(b)
-	answers := make([]Answer, len(q.Candidates))
+	texts := make([]string, len(q.Candidates))
 	for i, c := range q.Candidates {
-		answers[i] = Answer{ID: c.ID, Text: c.Text}
+		texts[i] = c.Text
 	}
-	mem, err := m.BuildMemory(context.Background(), answers)
-	if err != nil {
-		b.Fatal(err)
+	x := store(b, m, texts)
+	idx := make([]int, x.Len())
+	for i := range idx {
+		idx[i] = i
 	}
 	b.Run("recompute", func(b *testing.B) {
 		for b.Loop() {
@@ -76,10 +77,14 @@ func BenchmarkPerQuestion(b *testing.B) {
 	})
 	b.Run("memory", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := m.ScoreMemory(context.Background(), q.Text, mem, nil); err != nil {
+			qv, err := m.EncodeQuestion(context.Background(), q.Text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := x.Score(context.Background(), qv, idx); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.ReportMetric(float64(mem.CodeBytes())/float64(mem.Len()), "B/answer")
+	b.ReportMetric(float64(x.CodeBytes())/float64(x.Len()), "B/answer")
 }

@@ -28,9 +28,10 @@
 // constraint in its own Loss (model.Trainable), so training needs no hook.
 //
 // At test time B_a is replaced by 𝓑_a = sgn(V_a): answer word states are
-// ±1, and an answer pool can be encoded once into a Memory of bit-packed
-// rows (1 bit per element) that Model.ScoreMemory ranks against without
-// re-encoding the answers (the paper's Table 6 setting).
+// ±1, and an answer pool can be encoded once (Model.EncodeAnswers) into
+// an index.Matrices of bit-packed rows (1 bit per element) that a
+// question (Model.EncodeQuestion) is scored against without re-encoding
+// the answers (the paper's Table 6 setting): Model is an index.Encoder.
 //
 // Hyper.Mode selects the variant, all over the same encoder, so that the
 // paper's Table 5 comparison can be run like for like:

@@ -1,11 +1,7 @@
 package has
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 
@@ -74,16 +70,16 @@ func (h Hyper) validate() error {
 }
 
 // Model is a HAS ranker (or one of its baselines). It is safe for
-// concurrent Score and ScoreMemory calls; Loss and ParamsChanged are for
-// training, which owns the model meanwhile.
+// concurrent Score, EncodeAnswers and EncodeQuestion calls (and of its
+// queries' scorers); Loss and ParamsChanged are for training, which owns
+// the model meanwhile.
 type Model struct {
 	*net[float32]
 	*model.Network[*input[float32]] // Score and Prepare
 	model.TrainingRecord
 
 	mu     sync.Mutex
-	tables *byteTables // W₁ per byte of a binary row, for ScoreMemory; nil until needed
-	print  *[32]byte   // Fingerprint, until the parameters change
+	tables *byteTables // W₁ per byte of a binary row, for stored answers; nil until needed
 }
 
 // net is the network at float type T: float32 to rank and train, float64
@@ -278,11 +274,11 @@ func (m *Model) Loss(tp *nn.Tape[float32], in model.Input, obj model.Objective) 
 	return m.loss(tp, x, func(s *nn.Var[float32]) *nn.Var[float32] { return obj.Loss(tp, s, x.Q) }), nil
 }
 
-// ParamsChanged implements model.Trainable: the cached W₁ tables and
-// fingerprint are dropped.
+// ParamsChanged implements model.Trainable: the cached W₁ tables
+// are dropped.
 func (m *Model) ParamsChanged() {
 	m.mu.Lock()
-	m.tables, m.print = nil, nil
+	m.tables = nil
 	m.mu.Unlock()
 }
 
@@ -293,36 +289,6 @@ func (m *Model) Config() model.Config {
 
 // Tensors implements model.Model: the parameters, then the encoder's.
 func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.enc) }
-
-// Fingerprint identifies the model's function: the SHA-256 of its
-// hyperparameters, encoder identity and parameters. A Memory records the
-// fingerprint of the model that encoded it.
-func (m *Model) Fingerprint() [32]byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.print != nil {
-		return *m.print
-	}
-	hs := sha256.New()
-	hyper, _ := json.Marshal(m.hyper)
-	spec := m.enc.Spec()
-	for _, s := range []string{Name, string(hyper), spec.Kind, spec.Tokenizer, spec.Identity} {
-		_ = binary.Write(hs, binary.LittleEndian, uint64(len(s)))
-		hs.Write([]byte(s))
-	}
-	var buf [4]byte
-	for _, p := range m.ps.All() {
-		hs.Write([]byte(p.Name))
-		for _, v := range p.Value.Data {
-			binary.LittleEndian.PutUint32(buf[:], math.Float32bits(v))
-			hs.Write(buf[:])
-		}
-	}
-	var out [32]byte
-	copy(out[:], hs.Sum(nil))
-	m.print = &out
-	return out
-}
 
 // CodeStats reports the training state of the binary codes 𝓑: how many
 // training answers have one, and the share of bits that changed in the

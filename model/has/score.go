@@ -2,46 +2,116 @@ package has
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/as2/as2/index"
 	"github.com/as2/as2/nn"
 )
 
-// Answer is one answer of a pool to encode.
-type Answer struct {
-	ID, Text string
+// EncodeAnswers implements index.Encoder: each answer's binary matrix
+// sgn(V_a), bit-packed (index.Matrices stores them), the answers spread
+// over the cores. Only a hash-mode model has binary answer states.
+func (m *Model) EncodeAnswers(ctx context.Context, texts []string) ([]index.BitMatrix, error) {
+	return m.EncodeAnswersProgress(ctx, texts, nil)
 }
 
-// BuildMemory encodes answers once into a Memory: each answer's binary
-// matrix sgn(V_a), the answers spread over the cores. Only a hash-mode
-// model has binary answer states.
-func (m *Model) BuildMemory(ctx context.Context, answers []Answer) (*Memory, error) {
+// EncodeAnswersProgress is EncodeAnswers, reporting answers encoded to
+// progress (nil: no report) as it goes.
+func (m *Model) EncodeAnswersProgress(ctx context.Context, texts []string, progress func(done int)) ([]index.BitMatrix, error) {
 	if m.hyper.Mode != Hash {
 		return nil, fmt.Errorf("a %s-mode model has no binary answer states: train with --has-mode hash", m.hyper.Mode)
 	}
 	d := m.Dim()
-	packed := make([][]uint64, len(answers))
-	err := nn.ParallelContext(ctx, len(answers), func(lo, hi int) {
+	out := make([]index.BitMatrix, len(texts))
+	err := nn.ParallelContext(ctx, len(texts), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s := m.sentence(answers[i].Text)
+			s := m.sentence(texts[i])
 			v := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.encode(tp, s) })
-			packed[i] = packRows(v.Data, v.Rows(), d)
+			out[i] = index.BitMatrix{Dim: d, Bits: packRows(v.Data, v.Rows(), d)}
+			if progress != nil {
+				progress(1)
+			}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	mem := &Memory{Dim: d, Model: m.Fingerprint(), Offsets: make([]int, 1, len(answers)+1)}
-	w := mem.Words()
-	for i, a := range answers {
-		mem.IDs = append(mem.IDs, a.ID)
-		mem.Texts = append(mem.Texts, a.Text)
-		mem.Offsets = append(mem.Offsets, mem.Offsets[i]+len(packed[i])/w)
-		mem.Bits = append(mem.Bits, packed[i]...)
+	return out, nil
+}
+
+// EncodeQuestion implements index.Encoder: the question encoded and
+// max-pooled (u_q), with W₂u_q, ready to score binary answer matrices by
+// the composition and similarity layers. Its scores equal Score's on the
+// same texts (up to float rounding).
+func (m *Model) EncodeQuestion(_ context.Context, text string) (index.MatrixQuery, error) {
+	if m.hyper.Mode != Hash {
+		return nil, fmt.Errorf("a %s-mode model cannot score binary answers", m.hyper.Mode)
 	}
-	return mem, nil
+	return newQuery(m, text), nil
+}
+
+var _ index.Encoder[index.BitMatrix, index.MatrixQuery] = (*Model)(nil)
+
+// EncodeFloatAnswers encodes answers into what the float baselines store
+// offline (the HAS paper's Table 6): a pooling-mode model's pooled vector
+// max_pool(V_a) [D], or an attention-mode model's word states V_a [L, D]
+// (row after row), 32 bits an element. A hash-mode model stores binary
+// matrices instead (EncodeAnswers).
+func (m *Model) EncodeFloatAnswers(ctx context.Context, texts []string) ([][]float32, error) {
+	if m.hyper.Mode == Hash {
+		return nil, fmt.Errorf("a hash-mode model stores binary answers: use EncodeAnswers")
+	}
+	out := make([][]float32, len(texts))
+	err := nn.ParallelContext(ctx, len(texts), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := m.sentence(texts[i])
+			v := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] {
+				v := m.encode(tp, s)
+				if m.hyper.Mode == Pooling {
+					return tp.MaxPool(v)
+				}
+				return v
+			})
+			out[i] = v.Data
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScoreFloatAnswers scores answers that EncodeFloatAnswers encoded
+// against question: the cosine of pooled vectors, or attention over the
+// stored word states. The scores equal Score's on the same texts (up to
+// float rounding).
+func (m *Model) ScoreFloatAnswers(ctx context.Context, question string, answers [][]float32) ([]float64, error) {
+	if m.hyper.Mode == Hash {
+		return nil, fmt.Errorf("a hash-mode model stores binary answers: score them through an index.Matrices")
+	}
+	d := m.Dim()
+	for i, a := range answers {
+		if len(a) == 0 || len(a)%d != 0 || m.hyper.Mode == Pooling && len(a) != d {
+			return nil, fmt.Errorf("answer %d: %d floats, not the model's stored states of %d-d rows", i, len(a), d)
+		}
+	}
+	q := newQuery(m, question)
+	out := make([]float64, len(answers))
+	err := nn.ParallelContext(ctx, len(answers), func(lo, hi int) {
+		s := q.scratch()
+		for i := lo; i < hi; i++ {
+			if m.hyper.Mode == Pooling {
+				out[i] = q.cosine(answers[i])
+			} else {
+				out[i] = q.scoreFloat(answers[i], s)
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // byteTables hold W₁ applied to every byte of a binary row: entry
@@ -90,47 +160,6 @@ func (m *Model) byteTables() *byteTables {
 	return m.tables
 }
 
-// ScoreMemory scores the answers idx of mem (nil: all of them) against
-// question, the test-time forward pass of HAS over the stored binary
-// matrices: the question is encoded and max-pooled (u_q), and each answer
-// is composed by attention over its ±1 rows and scored by cos(u_q, v_a).
-// The scores equal Score's on the same texts (up to float rounding).
-func (m *Model) ScoreMemory(ctx context.Context, question string, mem *Memory, idx []int) ([]float64, error) {
-	if m.hyper.Mode != Hash {
-		return nil, fmt.Errorf("a %s-mode model cannot score a binary memory", m.hyper.Mode)
-	}
-	if mem.Dim != m.Dim() {
-		return nil, fmt.Errorf("the memory has %d-bit rows, the model %d-dimensional states", mem.Dim, m.Dim())
-	}
-	if mem.Model != m.Fingerprint() {
-		return nil, errors.New("the memory was encoded by another model (or before this one's last training step): rebuild it")
-	}
-	if idx == nil {
-		idx = make([]int, mem.Len())
-		for i := range idx {
-			idx[i] = i
-		}
-	}
-	for _, i := range idx {
-		if i < 0 || i >= mem.Len() {
-			return nil, fmt.Errorf("answer %d: the memory has %d", i, mem.Len())
-		}
-	}
-	q := newQuery(m, question)
-	tables := m.byteTables()
-	out := make([]float64, len(idx))
-	err := nn.ParallelContext(ctx, len(idx), func(lo, hi int) {
-		s := q.scratch()
-		for k := lo; k < hi; k++ {
-			out[k] = q.scoreBits(tables, mem, idx[k], s)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // query is a question encoded for scoring stored answers.
 type query struct {
 	d, mm int
@@ -139,18 +168,37 @@ type query struct {
 	w2u   []float32 // W₂u_q [M]
 	mvec  []float32 // m [M]
 	w1    *nn.Tensor[float32]
+	t     *byteTables
+}
+
+// Scorer implements index.MatrixQuery: attention over an answer's bits
+// (scoreBits), with scratch memory of its own.
+func (q *query) Scorer() func(index.BitMatrix) float64 {
+	s := q.scratch()
+	return func(a index.BitMatrix) float64 {
+		if a.Dim != q.d {
+			return math.NaN()
+		}
+		return q.scoreBits(a.Bits, s)
+	}
 }
 
 func newQuery(m *Model, question string) *query {
 	s := m.sentence(question)
 	u := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] { return tp.MaxPool(m.encode(tp, s)) })
-	w2u := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.w2.Forward(tp, tp.Const(u)) })
 	var n2 float64
 	for _, v := range u.Data {
 		n2 += float64(v) * float64(v)
 	}
-	return &query{d: m.Dim(), mm: m.hyper.AttnHidden, u: u.Data, unorm: max(math.Sqrt(n2), 1e-12),
-		w2u: w2u.Data, mvec: m.m.W.Value.Data, w1: m.w1.W.Value}
+	q := &query{d: m.Dim(), mm: m.hyper.AttnHidden, u: u.Data, unorm: max(math.Sqrt(n2), 1e-12)}
+	if m.hyper.Mode != Pooling { // the composition layer's
+		w2u := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.w2.Forward(tp, tp.Const(u)) })
+		q.w2u, q.mvec, q.w1 = w2u.Data, m.m.W.Value.Data, m.w1.W.Value
+	}
+	if m.hyper.Mode == Hash {
+		q.t = m.byteTables()
+	}
+	return q
 }
 
 type scratch struct {
@@ -163,12 +211,12 @@ func (q *query) scratch() *scratch {
 	return &scratch{acc: make([]float32, q.mm), v: make([]float32, q.d)}
 }
 
-// scoreBits scores answer i from its bits: W₁b_r from the byte tables,
+// scoreBits scores an answer from its packed rows: W₁b_r from the byte tables,
 // the attention weights, then v = Σ α_r b_r with b_r's ±1 read off the
 // bits, and the cosine.
-func (q *query) scoreBits(t *byteTables, mem *Memory, i int, s *scratch) float64 {
-	w := mem.Words()
-	rows := mem.Rows(i)
+func (q *query) scoreBits(rows []uint64, s *scratch) float64 {
+	t := q.t
+	w := index.Words(q.d)
 	l := len(rows) / w
 	s.e = s.e[:0]
 	chunks := (q.d + 7) / 8
@@ -197,19 +245,25 @@ func (q *query) scoreBits(t *byteTables, mem *Memory, i int, s *scratch) float64
 	return q.cosine(s.v)
 }
 
-// scoreUnpacked scores answer i as Score does, from its rows unpacked to
+// scoreUnpacked scores an answer as Score does, from its rows unpacked to
 // ±1 floats: W₁B by a GEMM. It is the other way of the benchmark.
-func (q *query) scoreUnpacked(mem *Memory, i int, s *scratch) float64 {
-	w := mem.Words()
-	rows := mem.Rows(i)
-	l := len(rows) / w
+func (q *query) scoreUnpacked(rows []uint64, s *scratch) float64 {
+	l := len(rows) / index.Words(q.d)
 	s.rows = append(s.rows[:0], make([]float32, l*q.d)...)
-	s.proj = append(s.proj[:0], make([]float32, l*q.mm)...)
 	unpackRows(s.rows, rows, l, q.d)
+	return q.scoreFloat(s.rows, s)
+}
+
+// scoreFloat scores an answer from its word states [L, D] by the
+// composition and similarity layers: W₁B by a GEMM, the attention weights,
+// v = Σ α_r b_r and the cosine.
+func (q *query) scoreFloat(rows []float32, s *scratch) float64 {
+	l := len(rows) / q.d
+	s.proj = append(s.proj[:0], make([]float32, l*q.mm)...)
 	for r := range l {
 		copy(s.proj[r*q.mm:(r+1)*q.mm], q.w2u)
 	}
-	nn.Gemm(false, false, l, q.mm, q.d, 1, s.rows, q.d, q.w1.Data, q.mm, 1, s.proj, q.mm)
+	nn.Gemm(false, false, l, q.mm, q.d, 1, rows, q.d, q.w1.Data, q.mm, 1, s.proj, q.mm)
 	s.e = s.e[:0]
 	for r := range l {
 		s.e = append(s.e, q.energy(s.proj[r*q.mm:(r+1)*q.mm]))
@@ -217,7 +271,7 @@ func (q *query) scoreUnpacked(mem *Memory, i int, s *scratch) float64 {
 	softmax(s.e)
 	clear(s.v)
 	for r := range l {
-		nn.Axpy(s.e[r], s.rows[r*q.d:(r+1)*q.d], s.v)
+		nn.Axpy(s.e[r], rows[r*q.d:(r+1)*q.d], s.v)
 	}
 	return q.cosine(s.v)
 }

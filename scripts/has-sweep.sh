@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# HAS's sensitivity to β and δ on WikiQA dev (the HAS paper's Figure 3):
+# one model per value, seed 1, the other parameter at the paper's setting
+# of the study (δ 1e-6 for β, β 5 for δ); prints each run's kept epoch and
+# its dev MAP (answered questions).
+#
+#   scripts/has-sweep.sh beta [values...]    (default: 1 2 5 10 20, the paper's grid)
+#   scripts/has-sweep.sh delta [values...]   (default: 0 1e-7 1e-6 1e-5 1e-4)
+set -euo pipefail
+# The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
+export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
+as2=${AS2:-./as2}
+param=${1:?usage: has-sweep.sh beta|delta [values...]}
+shift
+values=("$@")
+case $param in
+beta) [ ${#values[@]} -eq 0 ] && values=(1 2 5 10 20); fixed=(--delta 1e-6) ;;
+delta) [ ${#values[@]} -eq 0 ] && values=(0 1e-7 1e-6 1e-5 1e-4); fixed=(--beta 5) ;;
+*) echo "has-sweep.sh: sweep beta or delta, not $param" >&2; exit 2 ;;
+esac
+m=$(mktemp --suffix .as2)
+trap 'rm -f "$m"' EXIT
+echo "| $param | kept epoch | WikiQA dev MAP |"
+echo "|---|---|---|"
+for v in "${values[@]}"; do
+  line=$("$as2" train --arch has --objective triplet --dataset wikiqa --seed 1 "${fixed[@]}" "--$param" "$v" --quiet --out "$m")
+  sed -E "s/.*kept epoch ([0-9]+) \(dev MAP ([0-9.]+)\).*/| $v | \1 | \2 |/" <<<"$line"
+done
