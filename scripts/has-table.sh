@@ -8,7 +8,7 @@
 #
 #   scripts/has-table.sh [dataset] [seeds] [extra as2 train flags...]
 #   scripts/has-table.sh wikiqa 5
-#   ONLY='Pooling|Attention|β 10' scripts/has-table.sh trecqa 5
+#   ONLY='^(Pooling|Attention|HAS, binary answers, β 10 \()' scripts/has-table.sh trecqa 5
 #
 # Runs are logged in results/has-<dataset>.tsv: a stopped table resumes
 # where it stopped, and REPORT=1 prints it without training.
@@ -31,5 +31,6 @@ Pooling (dual encoder)|--arch has --has-mode pooling --objective triplet
 Attention, float answers|--arch has --has-mode attention --objective triplet
 HAS, binary answers|--arch has --objective triplet
 HAS, binary answers, β 10 (chosen on WikiQA dev)|--arch has --objective triplet --beta 10
+HAS, binary answers, β 10 and δ 0 (chosen on WikiQA dev)|--arch has --objective triplet --beta 10 --delta 0
 VARIANTS
 ) "$dataset" "$seeds" "${data[@]}" "$@"

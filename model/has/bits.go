@@ -20,19 +20,31 @@ func packRows[T nn.Float](x []T, rows, d int) []uint64 {
 	return out
 }
 
-// unpackRows writes the ±1 values of packed rows into x [rows, d].
-func unpackRows[T nn.Float](x []T, packed []uint64, rows, d int) {
+// unpackRows writes the ±1 values of packed rows into x [rows, d], a byte
+// (8 values) at a time from byteSigns.
+func unpackRows(x []float32, packed []uint64, rows, d int) {
 	w := index.Words(d)
+	full := d / 8
 	for r := range rows {
-		for j := range d {
-			if packed[r*w+j/64]>>(j%64)&1 == 1 {
-				x[r*d+j] = 1
-			} else {
-				x[r*d+j] = -1
-			}
+		row, out := packed[r*w:(r+1)*w], x[r*d:(r+1)*d]
+		for k := range full {
+			copy(out[8*k:8*k+8], byteSigns[row[k/8]>>(8*(k%8))&0xff][:])
+		}
+		for j := 8 * full; j < d; j++ {
+			out[j] = float32(int(row[j/64]>>(j%64)&1)*2 - 1)
 		}
 	}
 }
+
+// byteSigns[b] are the ±1 values of the 8 bits of b, lowest first.
+var byteSigns = func() (t [256][8]float32) {
+	for b := range t {
+		for j := range 8 {
+			t[b][j] = float32((b>>j&1)*2 - 1)
+		}
+	}
+	return t
+}()
 
 // Bytes per stored answer of `words` word states of size d, as the
 // paper's Table 6 counts them (float32 values):

@@ -79,7 +79,7 @@ type Model struct {
 	model.TrainingRecord
 
 	mu     sync.Mutex
-	tables *byteTables // W₁ per byte of a binary row, for stored answers; nil until needed
+	tables *byteTables // W₁ per byte of a binary row (scoreBits); nil until needed
 }
 
 // net is the network at float type T: float32 to rank and train, float64

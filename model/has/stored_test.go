@@ -89,7 +89,7 @@ func TestPackRows(t *testing.T) {
 }
 
 // Scoring stored binary answers equals the model's hash-mode Score, by
-// bits (byte tables) and by unpacked rows; a saved index reloads
+// unpacked rows (the scorer) and by the byte tables; a saved index reloads
 // bit-identically and gives identical scores.
 func TestStoredScoresEqualModel(t *testing.T) {
 	ctx := context.Background()
@@ -108,13 +108,14 @@ func TestStoredScoresEqualModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		qu := newQuery(m, q.Text)
+		tables := m.byteTables()
 		s := qu.scratch()
 		for i := range want {
 			if math.Abs(got[i]-want[i]) > 1e-5 {
 				t.Errorf("dim %d, answer %d: %v stored, %v from Score", dim, i, got[i], want[i])
 			}
-			if u := qu.scoreUnpacked(x.Matrix(i).Bits, s); math.Abs(u-got[i]) > 1e-5 {
-				t.Errorf("dim %d, answer %d: %v unpacked, %v from bits", dim, i, u, got[i])
+			if b := qu.scoreBits(tables, x.Matrix(i).Bits, s); math.Abs(b-got[i]) > 1e-5 {
+				t.Errorf("dim %d, answer %d: %v from the byte tables, %v unpacked", dim, i, b, got[i])
 			}
 		}
 		hits, err := x.Search(ctx, qv, 1)
@@ -259,11 +260,12 @@ func benchRows(b *testing.B) (*Model, [][]uint64) {
 func BenchmarkStored(b *testing.B) {
 	m, answers := benchRows(b)
 	q := newQuery(m, tinydata.Question().Text)
+	tables := m.byteTables()
 	s := q.scratch()
 	b.Run("bits", func(b *testing.B) {
 		for b.Loop() {
 			for _, a := range answers {
-				q.scoreBits(a, s)
+				q.scoreBits(tables, a, s)
 			}
 		}
 	})
