@@ -117,9 +117,10 @@ func (x *Flat) hits(best []scored) []Hit {
 
 // scan calls score over [0, n) in blocks, on every CPU when n×dim reaches
 // ParallelMin, each worker keeping its own k best; it checks ctx between
-// blocks.
+// blocks. A block is about ParallelMin of work (at most 4096 answers), so
+// that costly answers (HAS's matrices) still spread over the CPUs.
 func scan(ctx context.Context, n, dim, k int, score func(lo, hi int, t *topK)) ([]scored, error) {
-	const block = 4096
+	block := min(4096, max(1, ParallelMin/dim))
 	workers := 1
 	if n*dim >= ParallelMin {
 		workers = min(runtime.GOMAXPROCS(0), (n+block-1)/block)
