@@ -30,9 +30,10 @@ func newBenchCmd() *cobra.Command {
 		Short: "Measure training and inference throughput on this machine",
 		Long: `Measure throughput reproducibly: as2 bench train times a training run (by
 default the Cosinet paper's WikiQA run: Cosinet_list+BiRNN, 3 epochs, no dev
-evaluation, nothing saved); as2 bench infer times scoring a split's candidates.
-Both print the machine, the BLAS backend and the command's settings with the
-figures. Build with -tags openblas to measure the OpenBLAS backend.`,
+evaluation, nothing saved); as2 bench infer times scoring a split's candidates;
+cascade, serve and has measure cascades, the service, and HAS's stored answer
+pools. Each prints the machine, the BLAS backend and the command's settings
+with the figures. Build with -tags openblas to measure the OpenBLAS backend.`,
 	}
 	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd(), newBenchCascadeCmd(), newBenchServeCmd(), newBenchHASCmd())
 	return cmd

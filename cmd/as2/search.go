@@ -297,7 +297,8 @@ func newSearchCmd() *cobra.Command {
 		Short: "Find the best answers for questions in an index built by as2 index build",
 		Long: `Load an index file (as2 index build), rebuild its question encoder from what
 the file records, and print the --top answers for each question: rank, score
-(BM25, or the inner product of the vectors), the answer's id and its text.
+(BM25, the inner product of the vectors, or HAS's cosine after attention
+over the answer's stored bits), the answer's id and its text.
 
 Questions come from --question, or from --questions FILE (- for standard
 input), one per line (blank lines skipped); with --questions, tsv output
