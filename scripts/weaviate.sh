@@ -38,13 +38,17 @@ start)
     exit 1
   fi
   mkdir -p "$dir/data"
-  # Weaviate's other listeners (gRPC, gossip, Raft) keep their defaults
-  # but gRPC, which as2 does not use: $WEAVIATE_GRPC_PORT, 50079 unless set.
+  # Weaviate's other listeners (gRPC, gossip, Raft) keep their default
+  # ports but gRPC's, which as2 does not use ($WEAVIATE_GRPC_PORT, 50079
+  # unless set), and bind to loopback too: the cluster's own address is
+  # otherwise the host's, which breaks Raft on an IPv6-only interface
+  # ("too many colons in address").
   AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true \
     PERSISTENCE_DATA_PATH=$dir/data \
     DEFAULT_VECTORIZER_MODULE=none \
     ENABLE_MODULES= \
     CLUSTER_HOSTNAME=node1 \
+    CLUSTER_BIND_ADDR=127.0.0.1 CLUSTER_ADVERTISE_ADDR=127.0.0.1 \
     DISABLE_TELEMETRY=true \
     GRPC_PORT=${WEAVIATE_GRPC_PORT:-50079} \
     nohup nice -n 10 "$bin" --host 127.0.0.1 --port "$port" --scheme http >"$dir/weaviate.log" 2>&1 &

@@ -67,6 +67,25 @@ func TestIntegration(t *testing.T) {
 	if x.Len() != n {
 		t.Fatalf("Len %d after adding %d", x.Len(), n)
 	}
+	// The server's own errors, through a handle that believes the class
+	// holds 32 dimensions: object errors in a batch, a GraphQL error.
+	wrong, err := Open(ctx, Options{URL: u, Class: class, Dim: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wrong.Add([]string{"w"}, gauss(1)[:1:1]); err == nil {
+		t.Error("a 64-d vector added through a 32-d handle")
+	}
+	if err := wrong.Add([]string{"w1", "w2"}, [][]float32{make([]float32, 32), make([]float32, 32)}); err == nil {
+		t.Error("32-d vectors added to a 64-d class")
+	} else {
+		t.Logf("32-d vectors in a 64-d class: %v", err)
+	}
+	if _, err := wrong.Search(ctx, make([]float32, 32), k); err == nil {
+		t.Error("a 32-d search of a 64-d class")
+	} else {
+		t.Logf("a 32-d search of a 64-d class: %v", err)
+	}
 	found, orderOK := 0, 0
 	var lat []time.Duration
 	for i, q := range gauss(queries) {
