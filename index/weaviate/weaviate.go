@@ -38,8 +38,9 @@ const DefaultBatchSize = 256
 
 // ErrUnavailable is wrapped by the errors of a server that cannot be
 // reached or says it is unavailable (503): the index's failure, not the
-// request's.
-var ErrUnavailable = errors.New("weaviate unavailable")
+// request's. It is index.ErrUnavailable; the server's other failures wrap
+// index.ErrBackend.
+var ErrUnavailable = index.ErrUnavailable
 
 // Options say where an Index's vectors live and how its collection is made.
 type Options struct {
@@ -353,7 +354,7 @@ func (x *Index) batchErrors(results []batchResult, byUUID map[string]string, sen
 	if len(failed) > len(shown) {
 		more = fmt.Sprintf("; and %d more", len(failed)-len(shown))
 	}
-	return fmt.Errorf("weaviate at %s: %d of %d objects not stored: %s%s", x.url, len(failed), sent, strings.Join(shown, "; "), more)
+	return fmt.Errorf("weaviate at %s: %d of %d objects not stored: %s%s%w", x.url, len(failed), sent, strings.Join(shown, "; "), more, backend)
 }
 
 // Search implements index.Index: the k stored vectors nearest q by dot
@@ -407,7 +408,7 @@ func (x *Index) graphQL(ctx context.Context, query string, resp *graphQLResponse
 		for _, e := range resp.Errors {
 			ms = append(ms, e.Message)
 		}
-		return fmt.Errorf("weaviate at %s: graphql: %s", x.url, strings.Join(ms, "; "))
+		return fmt.Errorf("weaviate at %s: graphql: %s%w", x.url, strings.Join(ms, "; "), backend)
 	}
 	if len(resp.Data) == 0 || string(resp.Data) == "null" {
 		return x.malformed("graphql", errors.New("no data"))
@@ -446,8 +447,17 @@ func parseHits(data []byte, class string) ([]index.Hit, error) {
 }
 
 func (x *Index) malformed(what string, err error) error {
-	return fmt.Errorf("weaviate at %s: %s: malformed response: %w", x.url, what, err)
+	return fmt.Errorf("weaviate at %s: %s: malformed response: %w%w", x.url, what, err, backend)
 }
+
+// backend wraps index.ErrBackend in an error without adding to its
+// message.
+var backend error = silent{index.ErrBackend}
+
+type silent struct{ err error }
+
+func (silent) Error() string   { return "" }
+func (s silent) Unwrap() error { return s.err }
 
 // HTTPError is a response of status 300 or more.
 type HTTPError struct {
@@ -465,12 +475,13 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
-// Unwrap makes a 503 an ErrUnavailable.
+// Unwrap makes a 503 an ErrUnavailable, another status an
+// index.ErrBackend.
 func (e *HTTPError) Unwrap() error {
 	if e.Status == http.StatusServiceUnavailable {
 		return ErrUnavailable
 	}
-	return nil
+	return index.ErrBackend
 }
 
 // unavailableError is a server that could not be reached.

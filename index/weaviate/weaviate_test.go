@@ -257,6 +257,8 @@ func TestErrors(t *testing.T) {
 		op   func(x *Index) error
 		want string
 		unav bool
+		// backend: the server failed (index.ErrBackend)
+		backend bool
 	}{{
 		name: "500 with Weaviate's message",
 		fail: func(w http.ResponseWriter, r *http.Request) bool {
@@ -264,8 +266,9 @@ func TestErrors(t *testing.T) {
 			io.WriteString(w, `{"error":[{"message":"shard X is read-only"}]}`)
 			return true
 		},
-		op:   func(x *Index) error { return x.Add([]string{"a"}, [][]float32{{1, 2, 3, 4}}) },
-		want: "POST /v1/batch/objects: 500 Internal Server Error: shard X is read-only",
+		op:      func(x *Index) error { return x.Add([]string{"a"}, [][]float32{{1, 2, 3, 4}}) },
+		want:    "POST /v1/batch/objects: 500 Internal Server Error: shard X is read-only",
+		backend: true,
 	}, {
 		name: "503 is unavailable",
 		fail: func(w http.ResponseWriter, r *http.Request) bool {
@@ -294,8 +297,9 @@ func TestErrors(t *testing.T) {
 			json.NewEncoder(w).Encode(out)
 			return true
 		},
-		op:   func(x *Index) error { return x.Add(ids(10), vectors(10, 4, 3)) },
-		want: `5 of 10 objects not stored: answer "a1": vector lengths don't match; answer "a3": vector lengths don't match; answer "a5": vector lengths don't match; and 2 more`,
+		op:      func(x *Index) error { return x.Add(ids(10), vectors(10, 4, 3)) },
+		want:    `5 of 10 objects not stored: answer "a1": vector lengths don't match; answer "a3": vector lengths don't match; answer "a5": vector lengths don't match; and 2 more`,
+		backend: true,
 	}, {
 		name: "malformed JSON",
 		fail: func(w http.ResponseWriter, r *http.Request) bool {
@@ -305,8 +309,9 @@ func TestErrors(t *testing.T) {
 			io.WriteString(w, `{"data":{"Get":{"Test":[{"answerId":"a1","_additional":{"distance":"far"}}]}}}`)
 			return true
 		},
-		op:   func(x *Index) error { _, err := x.Search(ctx, []float32{1, 2, 3, 4}, 3); return err },
-		want: "searching: malformed response",
+		op:      func(x *Index) error { _, err := x.Search(ctx, []float32{1, 2, 3, 4}, 3); return err },
+		want:    "searching: malformed response",
+		backend: true,
 	}, {
 		name: "graphql errors",
 		fail: func(w http.ResponseWriter, r *http.Request) bool {
@@ -316,8 +321,9 @@ func TestErrors(t *testing.T) {
 			io.WriteString(w, `{"errors":[{"message":"vector lengths don't match: 4 vs 8"}]}`)
 			return true
 		},
-		op:   func(x *Index) error { _, err := x.Search(ctx, []float32{1, 2, 3, 4}, 3); return err },
-		want: "graphql: vector lengths don't match: 4 vs 8",
+		op:      func(x *Index) error { _, err := x.Search(ctx, []float32{1, 2, 3, 4}, 3); return err },
+		want:    "graphql: vector lengths don't match: 4 vs 8",
+		backend: true,
 	}, {
 		name: "a cancelled context",
 		op: func(x *Index) error {
@@ -354,8 +360,11 @@ func TestErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
-			if errors.Is(err, ErrUnavailable) != tc.unav {
-				t.Errorf("errors.Is(%v, ErrUnavailable) = %v", err, !tc.unav)
+			if errors.Is(err, ErrUnavailable) != tc.unav || errors.Is(err, index.ErrBackend) != tc.backend {
+				t.Errorf("%v: unavailable %v, backend %v; want %v, %v", err, errors.Is(err, ErrUnavailable), errors.Is(err, index.ErrBackend), tc.unav, tc.backend)
+			}
+			if strings.HasSuffix(err.Error(), ": ") {
+				t.Errorf("%q ends in a colon", err)
 			}
 		})
 	}
