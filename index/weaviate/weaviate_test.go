@@ -429,3 +429,36 @@ func FuzzParseHits(f *testing.F) {
 		errorMessage(data) // never panics either
 	})
 }
+
+func TestRemote(t *testing.T) {
+	_, srv := newFake(t)
+	ctx := context.Background()
+	x, err := Open(ctx, Options{URL: srv.URL, Class: "Rem", Dim: 4, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(ids(3), vectors(3, 4, 5)); err != nil {
+		t.Fatal(err)
+	}
+	r := x.Remote()
+	if r.Kind() != index.RemoteKind || r.Len() != 3 || r.Params["class"] != "Rem" || r.Params["url"] != srv.URL || r.Params["dim"] != "4" {
+		t.Fatalf("Remote: %+v", r)
+	}
+	y, err := FromRemote(r, Options{})
+	if err != nil || y.Len() != 3 {
+		t.Fatalf("FromRemote: %v, %v", y, err)
+	}
+	if hits, err := y.Search(ctx, vectors(1, 4, 5)[0], 1); err != nil || len(hits) != 1 {
+		t.Errorf("search through FromRemote: %v, %v", hits, err)
+	}
+	for _, bad := range []*index.Remote{
+		{Engine: "qdrant", Params: r.Params},
+		{Engine: Kind, Params: map[string]string{"url": srv.URL, "class": "Rem"}},
+		{Engine: Kind, Params: map[string]string{"url": srv.URL, "dim": "4"}},
+		{Engine: Kind, Params: map[string]string{"url": srv.URL, "class": "rem", "dim": "4"}},
+	} {
+		if _, err := FromRemote(bad, Options{}); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
