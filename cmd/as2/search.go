@@ -326,7 +326,9 @@ input), one per line (blank lines skipped); with --questions, tsv output
 starts each row with the question's line number. A model file the index
 records must still have the digest it had at build time; --encoder-path
 points at a moved copy. --ef-search (hnsw) and --rescore (binary) change the
-search's trade of speed for recall.`,
+search's trade of speed for recall. An index built with --index weaviate is
+searched in the Weaviate server and class it records (a server that cannot
+be reached is an error that names it).`,
 		Example: `  as2 search --index faq.idx --question "How do I reset my password?"
   as2 search --index reqa-test-use.idx --questions questions.txt --top 5 --format json
   echo "Who founded the university?" | as2 search --index reqa-test.idx --questions -`,

@@ -26,9 +26,11 @@
 // and Weaviate's own message, and a batch whose objects failed reports
 // them.
 //
-// WriteTo writes a descriptor (the URL, class and dimension, as JSON), not
-// the vectors: they live in Weaviate, and ReadDescriptor plus Open find
-// them again.
+// The vectors live in Weaviate, so nothing as2 writes holds them: Remote
+// gives an index.Bundle its record (an index.Remote: URL, class,
+// dimension, count), which FromRemote turns back into an Index without a
+// request; WriteTo writes the same as a JSON Descriptor for a stand-alone
+// file.
 //
 // scripts/weaviate.sh starts a local server; the integration test runs
 // when AS2_WEAVIATE_URL names a ready one.
