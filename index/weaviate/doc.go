@@ -6,8 +6,8 @@
 // other change.
 //
 // It speaks Weaviate's REST and GraphQL API over net/http, with no client
-// library: the five calls it needs (readiness, schema, batch insert,
-// nearVector search, delete) do not justify a dependency tree.
+// library: the few calls it needs (readiness, schema, batch insert,
+// nearVector search, count, delete) do not justify a dependency tree.
 //
 //   - A collection (class) is created with "vectorizer": "none", since as2
 //     encodes, and distance "dot", since Weaviate's dot distance is the
@@ -15,7 +15,13 @@
 //   - Each answer is an object whose answerId property is the as2 id and
 //     whose UUID is a UUIDv5 of it, so adding an id again replaces its
 //     vector instead of duplicating it.
-//   - Search is a GraphQL Get with nearVector and limit k.
+//   - Search is a GraphQL Get with nearVector and limit k. Weaviate's
+//     documentation marks GraphQL deprecated: self-hosted servers keep it
+//     until at least May 2027, Weaviate Cloud switches it off then (new
+//     cloud clusters already start without it); the REST search API would
+//     replace this one call.
+//   - Open does not learn a class's dimension (the schema does not hold
+//     it): a mismatch shows as Weaviate's error at the first Add or Search.
 //
 // Weaviate's default vector index is HNSW, approximate: Options.Ef raises
 // its search breadth when recall against Flat matters more than latency.

@@ -244,10 +244,10 @@ func TestObjectID(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closed.Close()
-	if _, err := Open(ctx, Options{URL: closed.URL, Dim: 4}); err == nil ||
-		err.Error() != "weaviate at "+closed.URL+": connection refused" || !errors.Is(err, ErrUnavailable) {
+	// Port 1 is privileged: nothing a test starts listens there.
+	const closed = "http://127.0.0.1:1"
+	if _, err := Open(ctx, Options{URL: closed, Dim: 4}); err == nil ||
+		err.Error() != "weaviate at "+closed+": connection refused" || !errors.Is(err, ErrUnavailable) {
 		t.Errorf("unreachable: %v", err)
 	}
 
