@@ -21,7 +21,8 @@ type Bundle struct {
 }
 
 // Stored is an index of one of this package's kinds (*Flat, *Binary,
-// *HNSW, *BM25, *Matrices), as a Bundle holds it.
+// *HNSW, *BM25, *Matrices, or *Remote for answers stored in another
+// system), as a Bundle holds it.
 type Stored interface {
 	Len() int
 	// Kind is the kind's name in the file format.
@@ -60,6 +61,7 @@ var kinds = map[string]struct {
 	HNSWKind:     {hnswVersion, func(fr *fileReader) Stored { return readHNSWBody(fr) }},
 	BM25Kind:     {bm25Version, func(fr *fileReader) Stored { return readBM25Body(fr) }},
 	MatricesKind: {matricesVersion, func(fr *fileReader) Stored { return readMatricesBody(fr) }},
+	RemoteKind:   {remoteVersion, func(fr *fileReader) Stored { return readRemoteBody(fr) }},
 }
 
 // WriteTo writes the bundle in the package's checked format (kind
@@ -96,6 +98,11 @@ func (b *Bundle) check() error {
 	}
 	if _, ok := kinds[b.Index.Kind()]; !ok {
 		return fmt.Errorf("index: a bundle cannot hold a %q index", b.Index.Kind())
+	}
+	if x, ok := b.Index.(*Remote); ok {
+		if err := x.check(); err != nil {
+			return err
+		}
 	}
 	if len(b.IDs) != len(b.Texts) || len(b.IDs) != b.Index.Len() {
 		return fmt.Errorf("index: a bundle of %d ids and %d texts for %d answers", len(b.IDs), len(b.Texts), b.Index.Len())

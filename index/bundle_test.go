@@ -41,6 +41,17 @@ func TestBundle(t *testing.T) {
 			t.Errorf("%s: %v", x.Kind(), got)
 		}
 	}
+	remote := &Remote{Engine: "weaviate", Params: map[string]string{"url": "http://127.0.0.1:8079", "class": "As2Answer"}, Count: len(aids)}
+	var buf bytes.Buffer
+	if _, err := (&Bundle{IDs: aids, Texts: texts, Index: remote}).WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ReadBundle(&buf); err != nil || back.Index.Kind() != RemoteKind || back.Index.(*Remote).Params["class"] != "As2Answer" || back.Index.Len() != len(aids) {
+		t.Errorf("remote: read back %+v, %v", back, err)
+	}
+	if _, err := (&Bundle{IDs: []string{"a"}, Texts: []string{"x"}, Index: &Remote{Count: 1}}).WriteTo(&bytes.Buffer{}); err == nil {
+		t.Error("a remote index without an engine written")
+	}
 	if _, err := (&Bundle{IDs: []string{"a"}, Texts: []string{"x"}, Index: NewBM25(rank.DefaultOptions())}).WriteTo(&bytes.Buffer{}); err == nil ||
 		!strings.Contains(err.Error(), "1 ids and 1 texts for 0 answers") {
 		t.Errorf("a bundle whose index misses answers: %v", err)

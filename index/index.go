@@ -40,6 +40,11 @@
 //     answer (1 bit per word-state element), scored exhaustively by the
 //     question's MatrixQuery (attention over the bits): attention-quality
 //     ranking of a pool known in advance at 1/32 of float states' memory.
+//   - Remote: answers stored in another system, a vector engine, which a
+//     bundle records in place of the vectors (its engine and where the
+//     answers live); package index/weaviate is the adapter to Weaviate.
+//     Its errors wrap ErrUnavailable (the engine is unreachable) or
+//     ErrBackend (it failed), so that a server fails that index alone.
 //
 // Every kind writes itself (WriteTo) in one checked format: a magic, the
 // kind, a format version, the kind's body and a CRC-32C; ReadFlat,

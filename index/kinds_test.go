@@ -207,10 +207,11 @@ func written(t testing.TB) map[string][]byte {
 		t.Fatal(err)
 	}
 	bundle := &Bundle{Encoder: map[string]string{"retriever": "bm25", "k1": "1.2"}, IDs: []string{"x", "y"}, Texts: []string{"a b, a.", ""}, Index: bm}
+	remote := &Remote{Engine: "weaviate", Params: map[string]string{"url": "http://127.0.0.1:8079", "class": "As2Answer", "dim": "9"}, Count: 20}
 	out := map[string][]byte{}
 	for name, x := range map[string]interface {
 		WriteTo(w io.Writer) (int64, error)
-	}{FlatKind: flat, BinaryKind: bin, BM25Kind: bm, HNSWKind: hn, MatricesKind: mat, BundleKind: bundle} {
+	}{FlatKind: flat, BinaryKind: bin, BM25Kind: bm, HNSWKind: hn, MatricesKind: mat, RemoteKind: remote, BundleKind: bundle} {
 		var buf bytes.Buffer
 		n, err := x.WriteTo(&buf)
 		if err != nil || n != int64(buf.Len()) {
@@ -231,6 +232,7 @@ var readers = map[string]func(io.Reader) (writerTo, error){
 	BM25Kind:     func(r io.Reader) (writerTo, error) { return ReadBM25(r) },
 	HNSWKind:     func(r io.Reader) (writerTo, error) { return ReadHNSW(r) },
 	MatricesKind: func(r io.Reader) (writerTo, error) { return ReadMatrices(r) },
+	RemoteKind:   func(r io.Reader) (writerTo, error) { return ReadRemote(r) },
 	BundleKind:   func(r io.Reader) (writerTo, error) { return ReadBundle(r) },
 }
 

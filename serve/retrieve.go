@@ -160,6 +160,14 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 		if ctxErr := r.Context().Err(); ctxErr != nil {
 			return nil, label, ctxErr // 504 or 499, whatever the retriever wrapped
 		}
+		// An index whose answers live in another server fails alone:
+		// 503 when that server is unreachable, 502 when it errs.
+		switch {
+		case errors.Is(err, index.ErrUnavailable):
+			return nil, label, &apiError{http.StatusServiceUnavailable, CodeIndexUnavailable, fmt.Sprintf("index %s: %v", name, err)}
+		case errors.Is(err, index.ErrBackend):
+			return nil, label, &apiError{http.StatusBadGateway, CodeIndexBackend, fmt.Sprintf("index %s: %v", name, err)}
+		}
 		return nil, label, fmt.Errorf("index %s: retrieving: %w", name, err)
 	}
 	if len(hits) > depth {

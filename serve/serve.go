@@ -109,6 +109,8 @@ const (
 	CodeNotFound         = "not_found"              // 404: no such route
 	CodeMethodNotAllowed = "method_not_allowed"     // 405: see the Allow header
 	CodeInternal         = "internal_error"         // 500: a bug
+	CodeIndexUnavailable = "index_unavailable"      // 503: the index's answers live in a server that cannot be reached (that index only)
+	CodeIndexBackend     = "index_backend_error"    // 502: the index's server returned an error
 	CodeUnsupportedMedia = "unsupported_media_type" // 415: the body is not JSON
 )
 

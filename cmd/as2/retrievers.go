@@ -15,6 +15,7 @@ import (
 
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/index/weaviate"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
 )
@@ -30,6 +31,9 @@ type retrieverSpec struct {
 	stopwords  bool
 	k1, b      float64
 	hnsw       index.HNSWOptions
+	// weaviate: where as2 index build stores the vectors (--index weaviate)
+	weaviateURL, weaviateClass string
+	weaviateReplace            bool
 }
 
 // encoderUsage is the usage of the flag that names the retriever.
@@ -38,7 +42,7 @@ const encoderUsage = "bm25, use-lite[:PATH], or a model file that encodes answer
 // addFlags defines the flags of s but the retriever's own (retrieve eval
 // calls it --retriever, index build --encoder).
 func (s *retrieverSpec) addFlags(f *pflag.FlagSet) {
-	f.StringVar(&s.kind, "index", index.FlatKind, "index of sentence vectors: flat (exact), binary (sign codes, then --rescore by floats) or hnsw (graph, approximate)")
+	f.StringVar(&s.kind, "index", index.FlatKind, "index of sentence vectors: flat (exact), binary (sign codes, then --rescore by floats), hnsw (graph, approximate) or, for as2 index build, weaviate (stored in a Weaviate server)")
 	f.IntVar(&s.rescore, "rescore", index.DefaultRescore, "binary index: nearest codes rescored by their float vectors")
 	f.IntVar(&s.hnsw.M, "m", index.DefaultM, "hnsw index: neighbours per node and layer (2×M on the bottom layer)")
 	f.IntVar(&s.hnsw.EfConstruction, "ef-construction", index.DefaultEfConstruction, "hnsw index: candidates an insertion considers (build time for graph quality)")
@@ -253,8 +257,48 @@ func (o *openedRetriever) newIndex(s *retrieverSpec) (index.Stored, error) {
 		return x, nil
 	case index.HNSWKind:
 		return index.NewHNSW(o.dim, s.hnsw)
+	case weaviate.Kind:
+		return nil, fmt.Errorf("--index weaviate is for as2 index build, which stores the vectors in Weaviate once")
 	}
 	return nil, fmt.Errorf("--index %q: want flat, binary or hnsw", s.kind)
+}
+
+// buildWeaviate encodes texts and stores them under ids in the Weaviate
+// class s names, creating it; a class that already holds objects is
+// emptied first only with --weaviate-replace (it may be another pool's).
+// It returns the bundle's record of where they live.
+func (o *openedRetriever) buildWeaviate(ctx context.Context, s *retrieverSpec, ids, texts []string, encoded func()) (*index.Remote, error) {
+	if o.vec == nil {
+		return nil, fmt.Errorf("--index weaviate stores sentence vectors, not the answers of %s", o.desc)
+	}
+	opts := weaviate.Options{URL: s.weaviateURL, Class: s.weaviateClass, Dim: o.dim, Create: true}
+	x, err := weaviate.Open(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("--index weaviate: %w", err)
+	}
+	if x.Len() > 0 {
+		if !s.weaviateReplace {
+			return nil, fmt.Errorf("--index weaviate: class %s at %s already holds %d objects: --weaviate-replace deletes them, or name another --weaviate-class", x.Class(), x.URL(), x.Len())
+		}
+		if err := x.Delete(ctx); err != nil {
+			return nil, fmt.Errorf("--index weaviate: %w", err)
+		}
+		if x, err = weaviate.Open(ctx, opts); err != nil {
+			return nil, fmt.Errorf("--index weaviate: %w", err)
+		}
+	}
+	vecs, err := o.vec.EncodeAnswers(ctx, texts)
+	encoded()
+	if err != nil {
+		return nil, fmt.Errorf("encoding answers: %w", err)
+	}
+	if err := x.AddContext(ctx, ids, vecs); err != nil {
+		return nil, fmt.Errorf("--index weaviate: %w", err)
+	}
+	if x.Len() != len(ids) {
+		return nil, fmt.Errorf("--index weaviate: class %s at %s holds %d objects after adding %d answers", x.Class(), x.URL(), x.Len(), len(ids))
+	}
+	return x.Remote(), nil
 }
 
 // describe says what o and its index x are, for people.
@@ -273,6 +317,8 @@ func indexDesc(x index.Stored) string {
 	case *index.HNSW:
 		o := x.Options()
 		return fmt.Sprintf("hnsw index (M %d, efConstruction %d, efSearch %d)", o.M, o.EfConstruction, o.EfSearch)
+	case *index.Remote:
+		return fmt.Sprintf("%s index (class %s at %s)", x.Engine, x.Params["class"], x.Params["url"])
 	}
 	return x.Kind() + " index"
 }
@@ -325,6 +371,19 @@ func (o *openedRetriever) retriever(x index.Stored) (index.Retriever, error) {
 			return nil, fmt.Errorf("a %s index for %s", x.(index.Stored).Kind(), o.desc)
 		}
 		return index.NewRetriever(o.vec, x), nil
+	case *index.Remote:
+		if x.Engine != weaviate.Kind {
+			return nil, fmt.Errorf("answers stored in %q, which this build does not reach", x.Engine)
+		}
+		if o.vec == nil {
+			return nil, fmt.Errorf("a weaviate index for %s", o.desc)
+		}
+		// No request yet: an unreachable server fails the searches.
+		wx, err := weaviate.FromRemote(x, weaviate.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return index.NewRetriever(o.vec, index.Index[[]float32, []float32](wx)), nil
 	}
 	return nil, fmt.Errorf("a %s index", x.Kind())
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/as2/as2/dataset/reqa"
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/index/weaviate"
 )
 
 func newIndexCmd() *cobra.Command {
@@ -55,7 +56,12 @@ vectors, zero-shot), or a model file that encodes answers for an index:
     (exact inner product), binary (sign codes, the --rescore nearest
     rescored by their floats) or hnsw (a graph: approximate, for pools where
     exact scans get slow; --m, --ef-construction, and --ef-search, which
-    as2 search can change);
+    as2 search can change), or weaviate: the vectors go to the Weaviate
+    server at --weaviate-url, class --weaviate-class (created with dot
+    distance; one that already holds objects is refused unless
+    --weaviate-replace), and the file records where they live, so that
+    as2 search and as2 serve query that server (scripts/weaviate.sh starts
+    a local one);
   - as2 train --arch has (hash mode, the default): HAS's binary answer
     matrices, 1 bit per word-state element (a "matrices" index); a search
     scores every stored answer by the question's attention over its bits,
@@ -75,6 +81,7 @@ and no summary line).`,
   as2 data reqa --half test --out reqa-test.jsonl
   as2 index build --encoder use-lite --index hnsw --answers reqa-test.jsonl --out reqa-test-use.idx
   as2 index build --encoder dual.as2 --index binary --answers sentences.tsv --out sentences.idx
+  as2 index build --encoder use-lite --index weaviate --weaviate-class ReqaTest --answers reqa-test.jsonl --out reqa-test-wv.idx
   as2 index build --encoder has.as2 --answers faq.txt --out faq-has.idx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -87,6 +94,9 @@ and no summary line).`,
 	f.StringVar(&c.answers, "answers", "", "answers: a ReQA pool (as2 data reqa), or text with one answer per line (ID<TAB>TEXT, or the line number is the id)")
 	f.StringVar(&c.out, "out", "", "index file to write (- for standard output)")
 	c.spec.addFlags(f)
+	f.StringVar(&c.spec.weaviateURL, "weaviate-url", weaviate.DefaultURL, "weaviate index: the server (scripts/weaviate.sh start runs one here)")
+	f.StringVar(&c.spec.weaviateClass, "weaviate-class", weaviate.DefaultClass, "weaviate index: the class (collection) that holds the answers")
+	f.BoolVar(&c.spec.weaviateReplace, "weaviate-replace", false, "weaviate index: delete the class's objects first if it has any")
 	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "sentence-encoding goroutines (use-lite)")
 	f.BoolVar(&c.quiet, "quiet", false, "no progress bar and no summary")
 	return cmd
@@ -117,6 +127,13 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if (o.bm25 != nil || o.mat != nil) && c.vectorFlags {
 		return fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --encoder %s (%s)", c.spec.name, o.desc)
 	}
+	if c.spec.kind == weaviate.Kind {
+		x, err := o.buildWeaviate(ctx, &c.spec, ids, texts, p.done)
+		if err != nil {
+			return err
+		}
+		return c.write(stdout, stderr, &index.Bundle{Encoder: o.params, IDs: ids, Texts: texts, Index: x}, o, start)
+	}
 	x, err := o.newIndex(&c.spec)
 	if err != nil {
 		return err
@@ -140,7 +157,11 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b := &index.Bundle{Encoder: o.params, IDs: ids, Texts: texts, Index: x}
+	return c.write(stdout, stderr, &index.Bundle{Encoder: o.params, IDs: ids, Texts: texts, Index: x}, o, start)
+}
+
+// write writes the bundle to --out and says so.
+func (c *indexBuild) write(stdout, stderr io.Writer, b *index.Bundle, o *openedRetriever, start time.Time) error {
 	if err := writeAtomic(c.out, stdout, func(w io.Writer) error {
 		_, err := b.WriteTo(w)
 		return err
@@ -148,7 +169,7 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out %s: %w", c.out, err)
 	}
 	if !c.quiet {
-		fmt.Fprintf(stderr, "wrote %s: %d answers, %s; %.1fs\n", c.out, x.Len(), o.describe(x), time.Since(start).Seconds())
+		fmt.Fprintf(stderr, "wrote %s: %d answers, %s; %.1fs\n", c.out, b.Index.Len(), o.describe(b.Index), time.Since(start).Seconds())
 	}
 	return nil
 }
@@ -305,7 +326,9 @@ input), one per line (blank lines skipped); with --questions, tsv output
 starts each row with the question's line number. A model file the index
 records must still have the digest it had at build time; --encoder-path
 points at a moved copy. --ef-search (hnsw) and --rescore (binary) change the
-search's trade of speed for recall.`,
+search's trade of speed for recall. An index built with --index weaviate is
+searched in the Weaviate server and class it records (a server that cannot
+be reached is an error that names it).`,
 		Example: `  as2 search --index faq.idx --question "How do I reset my password?"
   as2 search --index reqa-test-use.idx --questions questions.txt --top 5 --format json
   echo "Who founded the university?" | as2 search --index reqa-test.idx --questions -`,
