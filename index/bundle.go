@@ -3,8 +3,6 @@ package index
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 )
 
 // Bundle is an index with what a search needs besides it, the file that
@@ -75,12 +73,7 @@ func (b *Bundle) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	fw := newFileWriter(w, BundleKind, bundleVersion)
-	keys := slices.Sorted(maps.Keys(b.Encoder))
-	fw.u32(uint32(len(keys)))
-	for _, k := range keys {
-		fw.str(k)
-		fw.str(b.Encoder[k])
-	}
+	writeStrings(fw, b.Encoder)
 	fw.u64(uint64(len(b.IDs)))
 	for i, id := range b.IDs {
 		fw.str(id)
@@ -129,16 +122,7 @@ func ReadBundle(r io.Reader) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{Encoder: map[string]string{}}
-	n := fr.u32()
-	prev := ""
-	for i := uint32(0); i < n && fr.err == nil; i++ {
-		k, v := fr.str(), fr.str()
-		if fr.err == nil && (k == "" || i > 0 && k <= prev) {
-			fr.fail(fmt.Errorf("encoder keys %q, %q not ascending", prev, k))
-		}
-		b.Encoder[k], prev = v, k
-	}
+	b := &Bundle{Encoder: readStrings(fr, "encoder keys")}
 	count := fr.u64()
 	for i := uint64(0); i < count && fr.err == nil; i++ {
 		id := fr.str()

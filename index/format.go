@@ -8,7 +8,9 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
+	"slices"
 )
 
 // The file format every index kind of this package writes:
@@ -249,6 +251,33 @@ func readValues[T any](fr *fileReader, n uint64, size int, decode func([]byte) T
 		}
 	}
 	return out
+}
+
+// writeStrings writes a map of strings: a uint32 count, then each key and
+// value, keys ascending (so that a file's bytes depend on its content only).
+func writeStrings(fw *fileWriter, m map[string]string) {
+	keys := slices.Sorted(maps.Keys(m))
+	fw.u32(uint32(len(keys)))
+	for _, k := range keys {
+		fw.str(k)
+		fw.str(m[k])
+	}
+}
+
+// readStrings reads what writeStrings wrote, refusing empty or unordered
+// keys; what names the map in errors.
+func readStrings(fr *fileReader, what string) map[string]string {
+	m := map[string]string{}
+	n := fr.u32()
+	prev := ""
+	for i := uint32(0); i < n && fr.err == nil; i++ {
+		k, v := fr.str(), fr.str()
+		if fr.err == nil && (k == "" || i > 0 && k <= prev) {
+			fr.fail(fmt.Errorf("%s %q, %q not ascending", what, prev, k))
+		}
+		m[k], prev = v, k
+	}
+	return m
 }
 
 // finish checks the checksum.

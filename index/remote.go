@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 )
 
 // ErrUnavailable is wrapped by the errors of an index whose server cannot
@@ -69,12 +67,7 @@ func (x *Remote) check() error {
 
 func (x *Remote) writeBody(fw *fileWriter) {
 	fw.str(x.Engine)
-	keys := slices.Sorted(maps.Keys(x.Params))
-	fw.u32(uint32(len(keys)))
-	for _, k := range keys {
-		fw.str(k)
-		fw.str(x.Params[k])
-	}
+	writeStrings(fw, x.Params)
 	fw.u64(uint64(x.Count))
 }
 
@@ -84,19 +77,11 @@ func ReadRemote(r io.Reader) (*Remote, error) {
 }
 
 func readRemoteBody(fr *fileReader) *Remote {
-	x := &Remote{Engine: fr.str(), Params: map[string]string{}}
+	x := &Remote{Engine: fr.str()}
 	if fr.err == nil && x.Engine == "" {
 		fr.fail(errors.New("a remote index without an engine"))
 	}
-	n := fr.u32()
-	prev := ""
-	for i := uint32(0); i < n && fr.err == nil; i++ {
-		k, v := fr.str(), fr.str()
-		if fr.err == nil && (k == "" || i > 0 && k <= prev) {
-			fr.fail(fmt.Errorf("remote parameters %q, %q not ascending", prev, k))
-		}
-		x.Params[k], prev = v, k
-	}
+	x.Params = readStrings(fr, "remote parameters")
 	count := fr.u64()
 	if fr.err == nil && count > 1<<40 {
 		fr.fail(fmt.Errorf("a remote index of %d answers", count))
