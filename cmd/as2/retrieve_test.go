@@ -268,7 +268,7 @@ func TestHASIndex(t *testing.T) {
 		want string
 	}{
 		{[]string{"index", "build", "--encoder", m, "--index", "hnsw", "--answers", pool, "--out", idx}, "are for sentence vectors, not --encoder " + m},
-		{[]string{"index", "build", "--encoder", att, "--answers", pool, "--out", idx}, "attention-mode model has no binary answer states"},
+		{[]string{"index", "build", "--encoder", att, "--answers", pool, "--out", idx}, "a HAS model of mode attention has no binary answer states"},
 		{[]string{"search", "--index", idx, "--question", "q", "--rescore", "5"}, "holds a matrices index"},
 		{[]string{"bench", "has", "--hash", att, "--dataset", "jsonl", "--path", data}, "a HAS model of mode attention, want hash"},
 		{[]string{"bench", "has", "--dataset", "jsonl", "--path", data}, "--hash is required"},

@@ -20,7 +20,7 @@ func (m *Model) EncodeAnswers(ctx context.Context, texts []string) ([]index.BitM
 // progress (nil: no report) as it goes.
 func (m *Model) EncodeAnswersProgress(ctx context.Context, texts []string, progress func(done int)) ([]index.BitMatrix, error) {
 	if m.hyper.Mode != Hash {
-		return nil, fmt.Errorf("a %s-mode model has no binary answer states: train with --has-mode hash", m.hyper.Mode)
+		return nil, fmt.Errorf("a HAS model of mode %s has no binary answer states: train with --has-mode hash", m.hyper.Mode)
 	}
 	d := m.Dim()
 	out := make([]index.BitMatrix, len(texts))
@@ -46,7 +46,7 @@ func (m *Model) EncodeAnswersProgress(ctx context.Context, texts []string, progr
 // same texts (up to float rounding).
 func (m *Model) EncodeQuestion(_ context.Context, text string) (index.MatrixQuery, error) {
 	if m.hyper.Mode != Hash {
-		return nil, fmt.Errorf("a %s-mode model cannot score binary answers", m.hyper.Mode)
+		return nil, fmt.Errorf("a HAS model of mode %s cannot score binary answers", m.hyper.Mode)
 	}
 	return newQuery(m, text), nil
 }

@@ -197,8 +197,8 @@ func TestStoredRefusals(t *testing.T) {
 			_, err := x.Score(context.Background(), encodeQuestion(t, m, "who"), []int{4})
 			return err
 		}, "answer 4"},
-		{"pooling question", func() error { _, err := pool.EncodeQuestion(context.Background(), "who"); return err }, "pooling-mode"},
-		{"pooling answers", func() error { _, err := pool.EncodeAnswers(context.Background(), texts); return err }, "pooling-mode"},
+		{"pooling question", func() error { _, err := pool.EncodeQuestion(context.Background(), "who"); return err }, "of mode pooling"},
+		{"pooling answers", func() error { _, err := pool.EncodeAnswers(context.Background(), texts); return err }, "of mode pooling"},
 		{"canceled", func() error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
