@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/as2/as2/index"
 	"github.com/as2/as2/nn"
@@ -16,21 +17,27 @@ func (m *Model) EncodeAnswers(ctx context.Context, texts []string) ([]index.BitM
 	return m.EncodeAnswersProgress(ctx, texts, nil)
 }
 
-// EncodeAnswersProgress is EncodeAnswers, reporting answers encoded to
-// progress (nil: no report) as it goes.
+// EncodeAnswersProgress is EncodeAnswers, calling progress (nil: none)
+// with the number of answers encoded so far as it goes, one call at a
+// time.
 func (m *Model) EncodeAnswersProgress(ctx context.Context, texts []string, progress func(done int)) ([]index.BitMatrix, error) {
 	if m.hyper.Mode != Hash {
 		return nil, fmt.Errorf("a HAS model of mode %s has no binary answer states: train with --has-mode hash", m.hyper.Mode)
 	}
 	d := m.Dim()
 	out := make([]index.BitMatrix, len(texts))
+	var mu sync.Mutex
+	done := 0
 	err := nn.ParallelContext(ctx, len(texts), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := m.sentence(texts[i])
 			v := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.encode(tp, s) })
 			out[i] = index.BitMatrix{Dim: d, Bits: packRows(v.Data, v.Rows(), d)}
 			if progress != nil {
-				progress(1)
+				mu.Lock()
+				done++
+				progress(done)
+				mu.Unlock()
 			}
 		}
 	})

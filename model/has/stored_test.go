@@ -277,3 +277,23 @@ func BenchmarkStored(b *testing.B) {
 		}
 	})
 }
+
+// EncodeAnswersProgress reports the answers done so far, one call at a
+// time, ending at all of them.
+func TestEncodeProgress(t *testing.T) {
+	m, texts := hashModel(t, 6)
+	texts = append(texts, texts...)
+	var seen []int
+	if _, err := m.EncodeAnswersProgress(context.Background(), texts, func(done int) { seen = append(seen, done) }); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(seen)
+	for i, d := range seen {
+		if d != i+1 {
+			t.Fatalf("progress %v, want 1 to %d", seen, len(texts))
+		}
+	}
+	if len(seen) != len(texts) {
+		t.Fatalf("progress %v, want 1 to %d", seen, len(texts))
+	}
+}
