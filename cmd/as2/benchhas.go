@@ -378,10 +378,10 @@ func (r hasBenchReport) print(w io.Writer, format string) error {
 	return tw.Flush()
 }
 
-// humanBytes writes n in MB or GB.
+// humanBytes writes n in MiB or GiB.
 func humanBytes(n int64) string {
 	if n >= 1<<30 {
-		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
 	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
