@@ -35,8 +35,8 @@
 // The vectors live in Weaviate, so nothing as2 writes holds them: Remote
 // gives an index.Bundle its record (an index.Remote: URL, class,
 // dimension, count), which FromRemote turns back into an Index without a
-// request; WriteTo writes the same as a JSON Descriptor for a stand-alone
-// file.
+// request (OpenRemote checks it against the server); WriteTo writes the
+// same record for a stand-alone file.
 //
 // scripts/weaviate.sh starts a local server; the integration test runs
 // when AS2_WEAVIATE_URL names a ready one.

@@ -22,7 +22,7 @@ import (
 	"github.com/as2/as2/index"
 )
 
-// Kind is the index kind's name, in descriptors and on as2's command line.
+// Kind is the engine's name, in index.Remote records and on as2's command line.
 const Kind = "weaviate"
 
 // DefaultURL is where scripts/weaviate.sh starts a local server.

@@ -207,23 +207,23 @@ func TestAgainstFlat(t *testing.T) {
 	if hits, err := x.Search(ctx, vecs[0], 0); err != nil || hits != nil {
 		t.Errorf("k 0: %v, %v", hits, err)
 	}
-	// reopened from its descriptor, without creating
+	// reopened from its record, without creating
 	var buf bytes.Buffer
 	if _, err := x.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ReadDescriptor(&buf)
+	d, err := index.ReadRemote(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := d.Open(ctx, Options{})
+	y, err := OpenRemote(ctx, d, Options{})
 	if err != nil || y.Len() != 50 || y.Class() != "Test" || y.URL() != srv.URL {
 		t.Fatalf("reopened: %v, %v", y, err)
 	}
 	if err := y.Delete(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Open(ctx, Options{}); err == nil || !strings.Contains(err.Error(), "class Test does not exist") {
+	if _, err := OpenRemote(ctx, d, Options{}); err == nil || !strings.Contains(err.Error(), "class Test does not exist") {
 		t.Errorf("deleted class opened: %v", err)
 	}
 }
@@ -392,10 +392,27 @@ func TestOptionsRefused(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	for _, s := range []string{``, `{}`, `{"kind":"flat","version":1}`, `{"kind":"weaviate","version":2,"url":"http://x","class":"A","dim":4}`,
-		`{"kind":"weaviate","version":1,"url":"http://x","class":"a","dim":4}`, `{"kind":"weaviate","version":1,"extra":1}`} {
-		if _, err := ReadDescriptor(strings.NewReader(s)); err == nil {
-			t.Errorf("descriptor %s accepted", s)
+	// A bad record is refused: none, empty, another engine, a later
+	// version, a bad class, an unknown parameter.
+	var good bytes.Buffer
+	if _, err := (&index.Remote{Engine: Kind, Params: map[string]string{"url": "http://x", "class": "A", "dim": "4"}}).WriteTo(&good); err != nil {
+		t.Fatal(err)
+	}
+	version2 := bytes.Clone(good.Bytes())
+	version2[16] = 2
+	for name, data := range map[string][]byte{"none": nil, "version 2": version2} {
+		if r, err := index.ReadRemote(bytes.NewReader(data)); err == nil {
+			t.Errorf("record %s accepted: %+v", name, r)
+		}
+	}
+	for _, r := range []*index.Remote{
+		{},
+		{Engine: "flat", Params: map[string]string{"url": "http://x", "class": "A", "dim": "4"}},
+		{Engine: Kind, Params: map[string]string{"url": "http://x", "class": "a", "dim": "4"}},
+		{Engine: Kind, Params: map[string]string{"url": "http://x", "class": "A", "dim": "4", "extra": "1"}},
+	} {
+		if _, err := FromRemote(r, Options{}); err == nil {
+			t.Errorf("record %+v accepted", r)
 		}
 	}
 }
