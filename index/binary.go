@@ -43,12 +43,12 @@ func NewBinary(dim int) (*Binary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Binary{Flat: *f, words: (dim + 63) / 64}, nil
+	return &Binary{Flat: *f, words: Words(dim)}, nil
 }
 
 // Code appends to dst the binary code of v: bit j is set when v[j] > 0.
 func Code(dst []uint64, v []float32) []uint64 {
-	words := (len(v) + 63) / 64
+	words := Words(len(v))
 	for w := range words {
 		var c uint64
 		for j, x := range v[w*64 : min(w*64+64, len(v))] {
@@ -143,7 +143,7 @@ func readBinaryBody(fr *fileReader) *Binary {
 	if fr.err == nil && rescore > 1<<24 {
 		fr.fail(fmt.Errorf("rescoring %d candidates", rescore))
 	}
-	x := &Binary{Flat: *f, words: (f.dim + 63) / 64, Rescore: int(rescore)}
+	x := &Binary{Flat: *f, words: Words(f.dim), Rescore: int(rescore)}
 	if fr.err == nil {
 		for i := range f.ids {
 			x.codes = Code(x.codes, f.vecs[i*f.dim:(i+1)*f.dim])

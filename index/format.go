@@ -17,7 +17,7 @@ import (
 //
 //	magic    8 bytes  "AS2INDEX"
 //	kind     8 bytes  the kind's name, NUL-padded ("flat", "binary", "hnsw",
-//	                  "bm25", "matrices", "bundle")
+//	                  "bm25", "matrices", "remote", "bundle")
 //	version  uint32   the kind's format version
 //	body              the kind's own (little-endian throughout)
 //	crc      uint32   CRC-32C of everything before it

@@ -126,7 +126,9 @@ func (x *Matrices) Search(ctx context.Context, q MatrixQuery, k int) ([]Hit, err
 	if k <= 0 {
 		return nil, nil
 	}
-	best, err := x.scan(ctx, q, len(x.ids), k, func(i int) int { return i })
+	best, err := x.scan(ctx, q, len(x.ids), k, func(t *topK, i int, score func(BitMatrix) float64) {
+		t.offer(i, score(x.Matrix(i)))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -146,22 +148,21 @@ func (x *Matrices) Score(ctx context.Context, q MatrixQuery, idx []int) ([]float
 			return nil, fmt.Errorf("index: answer %d of %d", i, len(x.ids))
 		}
 	}
-	all, err := x.scan(ctx, q, len(idx), len(idx), func(k int) int { return idx[k] })
-	if err != nil {
-		return nil, err
-	}
 	out := make([]float64, len(idx))
-	for _, c := range all {
-		out[c.i] = c.score
+	// Nothing to keep (k = 0): each worker writes its own positions of out.
+	if _, err := x.scan(ctx, q, len(idx), 0, func(_ *topK, j int, score func(BitMatrix) float64) {
+		out[j] = score(x.Matrix(idx[j]))
+	}); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// scan scores the answers at(0..n-1) with q, keeping the k best (by
-// position in 0..n-1). Attention over a row reads far more than a dot
-// product over a vector does (for HAS, ⌈Dim/8⌉ table rows): a row's sign
-// counts as 8 multiplications for scan's parallel threshold.
-func (x *Matrices) scan(ctx context.Context, q MatrixQuery, n, k int, at func(int) int) ([]scored, error) {
+// scan calls each for j in 0..n-1 over the CPUs, each worker with its own
+// k best and its own scorer from q. Attention over a row costs far more
+// than a dot product over a vector (for HAS, a product by W₁ [D, M]): a
+// row's sign counts as 8 multiplications for scan's parallel threshold.
+func (x *Matrices) scan(ctx context.Context, q MatrixQuery, n, k int, each func(t *topK, j int, score func(BitMatrix) float64)) ([]scored, error) {
 	cost := 8 * x.dim
 	if len(x.ids) > 0 {
 		cost *= max(1, x.offsets[len(x.ids)]/len(x.ids))
@@ -169,7 +170,7 @@ func (x *Matrices) scan(ctx context.Context, q MatrixQuery, n, k int, at func(in
 	return scan(ctx, n, cost, k, func(lo, hi int, t *topK) {
 		score := q.Scorer()
 		for j := lo; j < hi; j++ {
-			t.offer(j, score(x.Matrix(at(j))))
+			each(t, j, score)
 		}
 	})
 }
