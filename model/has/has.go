@@ -3,7 +3,6 @@ package has
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
@@ -77,9 +76,6 @@ type Model struct {
 	*net[float32]
 	*model.Network[*input[float32]] // Score and Prepare
 	model.TrainingRecord
-
-	mu     sync.Mutex
-	tables *byteTables // W₁ per byte of a binary row (scoreBits); nil until needed
 }
 
 // net is the network at float type T: float32 to rank and train, float64
@@ -274,13 +270,8 @@ func (m *Model) Loss(tp *nn.Tape[float32], in model.Input, obj model.Objective) 
 	return m.loss(tp, x, func(s *nn.Var[float32]) *nn.Var[float32] { return obj.Loss(tp, s, x.Q) }), nil
 }
 
-// ParamsChanged implements model.Trainable: the cached W₁ tables
-// are dropped.
-func (m *Model) ParamsChanged() {
-	m.mu.Lock()
-	m.tables = nil
-	m.mu.Unlock()
-}
+// ParamsChanged implements model.Trainable: nothing is cached.
+func (m *Model) ParamsChanged() {}
 
 // Config implements model.Model.
 func (m *Model) Config() model.Config {

@@ -26,13 +26,32 @@ func (m *Model) EncodeAnswersProgress(ctx context.Context, texts []string, progr
 	}
 	d := m.Dim()
 	out := make([]index.BitMatrix, len(texts))
+	err := m.encodeEach(ctx, texts, false, progress, func(i int, v *nn.Tensor[float32]) {
+		out[i] = index.BitMatrix{Dim: d, Bits: packRows(v.Data, v.Rows(), d)}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encodeEach encodes texts over the cores into their word states V_a
+// [L, D] (max-pooled to [1, D] when pool) and hands each to keep with its
+// position; progress (nil: none) gets the number done so far, one call at
+// a time.
+func (m *Model) encodeEach(ctx context.Context, texts []string, pool bool, progress func(done int), keep func(i int, v *nn.Tensor[float32])) error {
 	var mu sync.Mutex
 	done := 0
-	err := nn.ParallelContext(ctx, len(texts), func(lo, hi int) {
+	return nn.ParallelContext(ctx, len(texts), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := m.sentence(texts[i])
-			v := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] { return m.encode(tp, s) })
-			out[i] = index.BitMatrix{Dim: d, Bits: packRows(v.Data, v.Rows(), d)}
+			keep(i, m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] {
+				v := m.encode(tp, s)
+				if pool {
+					return tp.MaxPool(v)
+				}
+				return v
+			}))
 			if progress != nil {
 				mu.Lock()
 				done++
@@ -41,10 +60,6 @@ func (m *Model) EncodeAnswersProgress(ctx context.Context, texts []string, progr
 			}
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // EncodeQuestion implements index.Encoder: the question encoded and
@@ -70,19 +85,7 @@ func (m *Model) EncodeFloatAnswers(ctx context.Context, texts []string) ([][]flo
 		return nil, fmt.Errorf("a hash-mode model stores binary answers: use EncodeAnswers")
 	}
 	out := make([][]float32, len(texts))
-	err := nn.ParallelContext(ctx, len(texts), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s := m.sentence(texts[i])
-			v := m.rows.Value(func(tp *nn.Tape[float32]) *nn.Var[float32] {
-				v := m.encode(tp, s)
-				if m.hyper.Mode == Pooling {
-					return tp.MaxPool(v)
-				}
-				return v
-			})
-			out[i] = v.Data
-		}
-	})
+	err := m.encodeEach(ctx, texts, m.hyper.Mode == Pooling, nil, func(i int, v *nn.Tensor[float32]) { out[i] = v.Data })
 	if err != nil {
 		return nil, err
 	}
@@ -155,16 +158,6 @@ func newByteTables(w1 *nn.Tensor[float32]) *byteTables {
 		}
 	}
 	return t
-}
-
-// byteTables returns the model's tables, built on first use.
-func (m *Model) byteTables() *byteTables {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.tables == nil {
-		m.tables = newByteTables(m.w1.W.Value)
-	}
-	return m.tables
 }
 
 // query is a question encoded for scoring stored answers.

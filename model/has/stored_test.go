@@ -108,7 +108,7 @@ func TestStoredScoresEqualModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		qu := newQuery(m, q.Text)
-		tables := m.byteTables()
+		tables := newByteTables(m.w1.W.Value)
 		s := qu.scratch()
 		for i := range want {
 			if math.Abs(got[i]-want[i]) > 1e-5 {
@@ -260,7 +260,7 @@ func benchRows(b *testing.B) (*Model, [][]uint64) {
 func BenchmarkStored(b *testing.B) {
 	m, answers := benchRows(b)
 	q := newQuery(m, tinydata.Question().Text)
-	tables := m.byteTables()
+	tables := newByteTables(m.w1.W.Value)
 	s := q.scratch()
 	b.Run("bits", func(b *testing.B) {
 		for b.Loop() {
