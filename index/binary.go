@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 )
 
 // Binary is the exact index over bit-packed binary codes with float
@@ -75,6 +76,7 @@ func (x *Binary) Add(ids []string, vecs [][]float32) error {
 	if err := x.Flat.Add(ids, vecs); err != nil {
 		return err
 	}
+	x.codes = slices.Grow(x.codes, len(vecs)*x.words)
 	for _, v := range vecs {
 		x.codes = Code(x.codes, v)
 	}

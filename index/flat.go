@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/as2/as2/internal/f32"
@@ -48,12 +49,19 @@ func (x *Flat) Dim() int { return x.dim }
 // Len implements Index.
 func (x *Flat) Len() int { return len(x.ids) }
 
+// Vector is the i-th stored vector (0 ≤ i < Len), in the order added: a
+// view of the index's storage, which the caller must not change.
+func (x *Flat) Vector(i int) []float32 { return x.vecs[i*x.dim : (i+1)*x.dim : (i+1)*x.dim] }
+
 // Add implements Index.
 func (x *Flat) Add(ids []string, vecs [][]float32) error {
 	if err := checkAdd(ids, len(vecs), x.dim, func(i int) int { return len(vecs[i]) }); err != nil {
 		return err
 	}
 	x.ids = append(x.ids, ids...)
+	// Grown once: a pool of millions would otherwise be copied as it
+	// doubles, and keep up to twice its size.
+	x.vecs = slices.Grow(x.vecs, len(vecs)*x.dim)
 	for _, v := range vecs {
 		x.vecs = append(x.vecs, v...)
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // HNSW is the approximate index over float32 vectors for pools where the
@@ -68,6 +69,10 @@ type HNSW struct {
 	entry uint32 // a node of the top layer
 	rng   *rand.Rand
 	pool  sync.Pool // of *visited
+	// While Add runs insertions at once: locks[i] guards links[i], and
+	// entryMu guards entry.
+	locks   []sync.Mutex
+	entryMu sync.RWMutex
 }
 
 // HNSWOptions are HNSW's parameters; a zero field takes its default.
@@ -86,6 +91,11 @@ type HNSWOptions struct {
 	// Seed seeds the nodes' layer draws, so that a build is reproducible
 	// (default 1).
 	Seed uint64
+	// Workers is the insertions Add runs at once (default 1). With one,
+	// the graph depends on the seed alone; with more, a build is faster
+	// on several cores but its graph depends on their timing. It is not
+	// stored in the file.
+	Workers int
 }
 
 // HNSWKind is HNSW's kind in the file format.
@@ -104,6 +114,8 @@ const (
 	maxM      = 1 << 10
 	maxEf     = 1 << 16
 	maxLayers = 64
+	// maxWorkers bounds Workers: past the cores, more only contend.
+	maxWorkers = 1 << 10
 )
 
 func (o HNSWOptions) withDefaults() HNSWOptions {
@@ -119,10 +131,16 @@ func (o HNSWOptions) withDefaults() HNSWOptions {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
 	return o
 }
 
 func (o HNSWOptions) check() error {
+	if o.Workers < 0 || o.Workers > maxWorkers {
+		return fmt.Errorf("hnsw workers %d: want 1 to %d", o.Workers, maxWorkers)
+	}
 	if o.M < 2 || o.M > maxM || o.EfConstruction < 1 || o.EfConstruction > maxEf || o.EfSearch < 1 || o.EfSearch > maxEf {
 		return fmt.Errorf("hnsw M %d, efConstruction %d, efSearch %d: want M 2 to %d and ef 1 to %d",
 			o.M, o.EfConstruction, o.EfSearch, maxM, maxEf)
@@ -209,24 +227,90 @@ func (x *HNSW) AddProgress(ctx context.Context, ids []string, vecs [][]float32, 
 		// not repeat its first build's draws.
 		x.rng = rand.New(rand.NewPCG(x.opts.Seed, uint64(len(x.ids))))
 	}
+	// Every new node is stored, with its layers drawn, before any is
+	// linked: insertions then only write links, which is what lets
+	// several run at once.
+	first := len(x.ids)
+	x.vecs = slices.Grow(x.vecs, len(vecs)*x.dim) // grown once, as Flat's
 	for i, v := range vecs {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if progress != nil && i > 0 {
-				progress(i)
-			}
-		}
 		x.ids = append(x.ids, ids[i])
 		x.vecs = append(x.vecs, v...)
 		x.extra = append(x.extra, x.extend(norms[i]))
-		x.insert(uint32(len(x.ids) - 1))
+		// The node's top layer: -ln(U)·mL with mL = 1/ln(M), so that
+		// each layer holds about 1/M of the nodes of the one below.
+		top := min(int(-math.Log(1-x.rng.Float64())/math.Log(float64(x.opts.M))), maxLayers-1)
+		x.links = append(x.links, make([][]uint32, top+1))
+	}
+	done, err := x.insertAll(ctx, first, progress)
+	if err != nil {
+		// Keep the answers inserted: they are a prefix, and no link
+		// points past it.
+		x.ids, x.vecs, x.extra, x.links = x.ids[:first+done], x.vecs[:(first+done)*x.dim], x.extra[:first+done], x.links[:first+done]
+		return err
 	}
 	if progress != nil {
 		progress(len(vecs))
 	}
 	return nil
+}
+
+// insertAll links the stored nodes from first on into the graph, with
+// Workers goroutines, and returns how many it linked: all of them, or,
+// when ctx is done, those claimed before (each goroutine finishes the
+// node it has).
+func (x *HNSW) insertAll(ctx context.Context, first int, progress func(done int)) (int, error) {
+	n := len(x.links) - first
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var next atomic.Int64 // the next node to claim, counted from first
+	if first == 0 && n > 0 {
+		x.insert(0) // the entry: the others need a graph to search
+		next.Store(1)
+	}
+	var progMu sync.Mutex
+	reported := 0
+	// claim hands out the next node. Every node claimed is linked before
+	// its goroutine stops, so the nodes linked when ctx is done are the
+	// prefix of those claimed.
+	claim := func() (int, bool) {
+		if ctx.Err() != nil {
+			return 0, false
+		}
+		i := int(next.Add(1) - 1)
+		if i >= n {
+			return 0, false
+		}
+		if progress != nil && i > 0 && i%256 == 0 {
+			progMu.Lock()
+			if i > reported {
+				reported = i
+				progress(i)
+			}
+			progMu.Unlock()
+		}
+		return i, true
+	}
+	workers := min(max(x.opts.Workers, 1), n)
+	if workers > 1 {
+		x.locks = make([]sync.Mutex, len(x.links))
+		defer func() { x.locks = nil }()
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, ok := claim(); ok; i, ok = claim() {
+				x.insert(uint32(first + i))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return int(min(next.Load(), int64(n))), err
+	}
+	return n, nil
 }
 
 func norm(v []float32) float64 {
@@ -242,22 +326,31 @@ func (x *HNSW) extend(n float64) float32 {
 	return float32(math.Sqrt(max(x.opts.MaxNorm*x.opts.MaxNorm-n*n, 0)))
 }
 
-// insert links node q, whose vector is stored, into the graph (the
-// paper's Algorithm 1).
+// insert links node q, whose vector and layers are stored, into the
+// graph (the paper's Algorithm 1). Insertions may run at once while
+// x.locks is set: a node's links are read and written under its lock,
+// and an insertion that raises the top layer holds entryMu throughout,
+// as hnswlib does.
 func (x *HNSW) insert(q uint32) {
-	// The node's top layer: -ln(U)·mL with mL = 1/ln(M), so that each
-	// layer holds about 1/M of the nodes of the one below.
-	top := min(int(-math.Log(1-x.rng.Float64())/math.Log(float64(x.opts.M))), maxLayers-1)
-	x.links = append(x.links, make([][]uint32, top+1))
+	top := len(x.links[q]) - 1
 	if q == 0 {
 		x.entry = 0
 		return
 	}
+	x.entryMu.RLock()
+	ep := x.entry
+	x.entryMu.RUnlock()
+	L := len(x.links[ep]) - 1
+	if top > L {
+		x.entryMu.Lock()
+		defer x.entryMu.Unlock()
+		ep = x.entry
+		L = len(x.links[ep]) - 1
+	}
 	qv, qe := x.vec(q), x.extra[q]
 	sim := func(j uint32) float64 { return float64(dot(qv, x.vec(j)) + qe*x.extra[j]) }
-	ep := x.entry
+	pair := func(a, b uint32) float64 { return float64(dot(x.vec(a), x.vec(b)) + x.extra[a]*x.extra[b]) }
 	best := sim(ep)
-	L := len(x.links[ep]) - 1
 	for l := L; l > top; l-- {
 		ep, best = x.greedy(ep, best, l, sim)
 	}
@@ -268,10 +361,36 @@ func (x *HNSW) insert(q uint32) {
 		if l == 0 {
 			maxLinks = 2 * x.opts.M
 		}
-		x.links[q][l] = x.selectNeighbors(near, x.opts.M, func(a, b uint32) float64 {
-			return float64(dot(x.vec(a), x.vec(b)) + x.extra[a]*x.extra[b])
-		})
-		for _, n := range x.links[q][l] {
+		// While insertions run at once, another one may have reached q
+		// through a layer above and linked to it here already: q must not
+		// link to itself, and keeps those links.
+		cands := slices.DeleteFunc(slices.Clone(near), func(c scored) bool { return c.i == int(q) })
+		mine := x.selectNeighbors(cands, x.opts.M, pair)
+		x.lock(q)
+		if early := x.links[q][l]; len(early) > 0 {
+			for _, e := range early {
+				if !slices.Contains(mine, e) {
+					mine = append(mine, e)
+				}
+			}
+			if len(mine) > maxLinks {
+				cands = cands[:0]
+				for _, m := range mine {
+					cands = append(cands, scored{int(m), sim(m)})
+				}
+				mine = x.selectNeighbors(cands, maxLinks, pair)
+			}
+		}
+		x.links[q][l] = mine
+		x.unlock(q)
+		for _, n := range mine {
+			x.lock(n)
+			if slices.Contains(x.links[n][l], q) { // n linked to q first
+				x.unlock(n)
+				continue
+			}
+			// Appending may write past a reader's copy of the list,
+			// never inside it; a pruned list is a new slice.
 			ns := append(x.links[n][l], q)
 			if len(ns) > maxLinks {
 				nv, ne := x.vec(n), x.extra[n]
@@ -279,16 +398,39 @@ func (x *HNSW) insert(q uint32) {
 				for i, m := range ns {
 					cands[i] = scored{int(m), float64(dot(nv, x.vec(m)) + ne*x.extra[m])}
 				}
-				ns = x.selectNeighbors(cands, maxLinks, func(a, b uint32) float64 {
-					return float64(dot(x.vec(a), x.vec(b)) + x.extra[a]*x.extra[b])
-				})
+				ns = x.selectNeighbors(cands, maxLinks, pair)
 			}
 			x.links[n][l] = ns
+			x.unlock(n)
 		}
 	}
 	if top > L {
 		x.entry = q
 	}
+}
+
+func (x *HNSW) lock(n uint32) {
+	if x.locks != nil {
+		x.locks[n].Lock()
+	}
+}
+
+func (x *HNSW) unlock(n uint32) {
+	if x.locks != nil {
+		x.locks[n].Unlock()
+	}
+}
+
+// neighbours is node n's list of links on layer l, safe to read while
+// insertions run.
+func (x *HNSW) neighbours(n uint32, l int) []uint32 {
+	if x.locks == nil {
+		return x.links[n][l]
+	}
+	x.locks[n].Lock()
+	ns := x.links[n][l]
+	x.locks[n].Unlock()
+	return ns
 }
 
 // selectNeighbors picks at most m of cands (scored by their similarity to
@@ -323,7 +465,7 @@ func (x *HNSW) selectNeighbors(cands []scored, m int, sim func(a, b uint32) floa
 func (x *HNSW) greedy(ep uint32, best float64, l int, sim func(uint32) float64) (uint32, float64) {
 	for moved := true; moved; {
 		moved = false
-		for _, n := range x.links[ep][l] {
+		for _, n := range x.neighbours(ep, l) {
 			if s := sim(n); s > best {
 				ep, best, moved = n, s, true
 			}
@@ -370,7 +512,7 @@ func (x *HNSW) searchLayer(entries []scored, ef, l int, sim func(uint32) float64
 		if kept.Len() >= ef && c.score < kept.h[0].score {
 			break
 		}
-		for _, n := range x.links[c.i][l] {
+		for _, n := range x.neighbours(uint32(c.i), l) {
 			if v.marks[n] == v.epoch {
 				continue
 			}

@@ -54,6 +54,8 @@ func TestHNSWRecall(t *testing.T) {
 		{"random, small ef still finds most", random, 3000, 64, HNSWOptions{EfSearch: 20}, 0.5},
 		{"low rank, defaults", lowRank, 3000, 256, HNSWOptions{}, 0.95},
 		{"low rank, M 8", lowRank, 3000, 256, HNSWOptions{M: 8, EfConstruction: 100}, 0.95},
+		{"low rank, 4 workers", lowRank, 3000, 256, HNSWOptions{Workers: 4}, 0.95},
+		{"random, ef 200, 3 workers", random, 3000, 64, HNSWOptions{EfSearch: 200, Workers: 3}, 0.95},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,7 +132,7 @@ func TestHNSWFile(t *testing.T) {
 }
 
 func TestHNSWOptions(t *testing.T) {
-	for _, o := range []HNSWOptions{{M: 1}, {EfSearch: -1}, {EfConstruction: 1 << 20}, {MaxNorm: -1}} {
+	for _, o := range []HNSWOptions{{M: 1}, {EfSearch: -1}, {EfConstruction: 1 << 20}, {MaxNorm: -1}, {Workers: -1}} {
 		if _, err := NewHNSW(8, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
@@ -164,5 +166,70 @@ func TestHNSWAddProgress(t *testing.T) {
 	y, _ := NewHNSW(8, HNSWOptions{})
 	if err := y.AddProgress(ctx, aids, vecs, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestHNSWWorkers: one worker builds the same graph for a seed every time;
+// a parallel build, grown in two Adds, is a graph the file reader accepts
+// (every link on its layer, the entry on top); a cancelled parallel build
+// keeps a prefix of the answers, linked and searchable.
+func TestHNSWWorkers(t *testing.T) {
+	aids, vecs := lowRankVecs(2000, 32, 8, 21)
+	file := func(x *HNSW) []byte {
+		var b bytes.Buffer
+		if _, err := x.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	one := func() *HNSW {
+		x, _ := NewHNSW(32, HNSWOptions{Workers: 1})
+		if err := x.Add(aids, vecs); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	if !bytes.Equal(file(one()), file(one())) {
+		t.Error("two one-worker builds differ")
+	}
+	x, _ := NewHNSW(32, HNSWOptions{Workers: 4})
+	if err := errors.Join(x.Add(aids[:700], vecs[:700]), x.Add(aids[700:], vecs[700:])); err != nil {
+		t.Fatal(err)
+	}
+	y, err := ReadHNSW(bytes.NewReader(file(x)))
+	if err != nil || y.Len() != 2000 {
+		t.Fatalf("a parallel build read back: %v", err)
+	}
+	noDuplicateLinks(t, x)
+	ctx, cancel := context.WithCancel(context.Background())
+	z, _ := NewHNSW(32, HNSWOptions{Workers: 3})
+	err = z.AddProgress(ctx, aids, vecs, func(done int) {
+		if done >= 512 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || z.Len() < 512 || z.Len() >= 2000 {
+		t.Fatalf("cancelled at 512: %v, %d kept", err, z.Len())
+	}
+	if _, err := ReadHNSW(bytes.NewReader(file(z))); err != nil {
+		t.Errorf("the kept prefix: %v", err)
+	}
+	flat, _ := NewFlat(32)
+	flat.Add(aids[:z.Len()], vecs[:z.Len()])
+	_, qs := lowRankVecs(50, 32, 8, 22)
+	if r := recallAt(t, z, flat, qs, 10); r < 0.95 {
+		t.Errorf("the kept prefix: recall@10 %.3f", r)
+	}
+}
+
+// noDuplicateLinks fails t if a node of x lists a neighbour twice on a layer.
+func noDuplicateLinks(t *testing.T, x *HNSW) {
+	t.Helper()
+	for i, ls := range x.links {
+		for l, ns := range ls {
+			if len(slices.Compact(slices.Sorted(slices.Values(ns)))) != len(ns) {
+				t.Fatalf("node %d lists a neighbour twice on layer %d: %v", i, l, ns)
+			}
+		}
 	}
 }

@@ -21,10 +21,6 @@ import (
 	"github.com/as2/as2/rank"
 )
 
-// defaultHASPool is the answer pool of as2 bench has: every sentence of
-// SQuAD v1.1 dev, WikiQA and TrecQA (issue 13's pool of at least 100,000).
-const defaultHASPool = "squad:dev,wikiqa:train,wikiqa:dev,wikiqa:test,trecqa:train-all,trecqa:dev,trecqa:test"
-
 func newBenchHASCmd() *cobra.Command {
 	var (
 		data                      datasetFlags
@@ -125,7 +121,7 @@ pooling. Train them with the same encoder (scripts/has-table.sh).`,
 	fs.StringVar(&hashFile, "hash", "", "HAS model (as2 train --arch has), required")
 	fs.StringVar(&attFile, "attention", "", "the float-attention baseline (as2 train --arch has --has-mode attention)")
 	fs.StringVar(&poolMF, "pooling", "", "the pooling baseline (as2 train --arch has --has-mode pooling)")
-	fs.StringSliceVar(&pool, "pool", strings.Split(defaultHASPool, ","), "answer pool for the memory figures: DATASET:SPLIT list (every candidate sentence, deduplicated), or none")
+	fs.StringSliceVar(&pool, "pool", strings.Split(defaultSentencePool, ","), "answer pool for the memory figures: DATASET:SPLIT list (every candidate sentence, deduplicated), or none")
 	fs.IntVar(&limit, "questions", 0, "time the first N questions only (0: all)")
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bars")
@@ -176,21 +172,9 @@ func (p *poolMemory) bytes(store string, d int) (per float64, total int64) {
 // measurePool encodes the distinct candidate sentences of the pool's
 // splits with the hash model m into an index.Matrices.
 func measurePool(ctx context.Context, m *has.Model, d datasetFlags, pool []string, stderr io.Writer) (*poolMemory, error) {
-	seen := map[string]bool{}
-	var texts []string
-	for _, spec := range pool {
-		qs, err := loadSplit(d, "--pool", spec, dataset.All)
-		if err != nil {
-			return nil, err
-		}
-		for _, q := range qs {
-			for _, c := range q.Candidates {
-				if t := strings.TrimSpace(c.Text); t != "" && !seen[t] {
-					seen[t] = true
-					texts = append(texts, t)
-				}
-			}
-		}
+	texts, err := poolSentences(d, pool)
+	if err != nil {
+		return nil, err
 	}
 	p := newProgress(stderr, len(texts), "encoding the pool")
 	start := time.Now()

@@ -20,7 +20,7 @@ func newDataCmd() *cobra.Command {
 		Use:   "data",
 		Short: "Download and inspect datasets",
 	}
-	cmd.AddCommand(newDataGetCmd(), newDataStatsCmd(), newDataAugmentCmd(), newDataReQACmd())
+	cmd.AddCommand(newDataGetCmd(), newDataStatsCmd(), newDataAugmentCmd(), newDataReQACmd(), newDataSentencesCmd())
 	return cmd
 }
 

@@ -115,7 +115,7 @@ an index with "as2 index build" and query it with "as2 search".`,
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
 	f.StringVar(&c.save, "save-index", "", "write the built index to this file")
 	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question")
-	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines) at once")
+	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines, and hnsw insertions) at once")
 	f.StringVar(&c.format, "format", "table", "output: table or json")
 	return cmd
 }

@@ -256,7 +256,9 @@ func (o *openedRetriever) newIndex(s *retrieverSpec) (index.Stored, error) {
 		x.Rescore = s.rescore
 		return x, nil
 	case index.HNSWKind:
-		return index.NewHNSW(o.dim, s.hnsw)
+		opts := s.hnsw
+		opts.Workers = max(s.workers, 1) // a parallel build: its graph depends on timing
+		return index.NewHNSW(o.dim, opts)
 	case weaviate.Kind:
 		return nil, fmt.Errorf("--index weaviate is for as2 index build, which stores the vectors in Weaviate once")
 	}
@@ -271,21 +273,9 @@ func (o *openedRetriever) buildWeaviate(ctx context.Context, s *retrieverSpec, i
 	if o.vec == nil {
 		return nil, fmt.Errorf("--index weaviate stores sentence vectors, not the answers of %s", o.desc)
 	}
-	opts := weaviate.Options{URL: s.weaviateURL, Class: s.weaviateClass, Dim: o.dim, Create: true}
-	x, err := weaviate.Open(ctx, opts)
+	x, err := openEmptyClass(ctx, weaviate.Options{URL: s.weaviateURL, Class: s.weaviateClass, Dim: o.dim, Create: true}, s.weaviateReplace)
 	if err != nil {
 		return nil, fmt.Errorf("--index weaviate: %w", err)
-	}
-	if x.Len() > 0 {
-		if !s.weaviateReplace {
-			return nil, fmt.Errorf("--index weaviate: class %s at %s already holds %d objects: --weaviate-replace deletes them, or name another --weaviate-class", x.Class(), x.URL(), x.Len())
-		}
-		if err := x.Delete(ctx); err != nil {
-			return nil, fmt.Errorf("--index weaviate: %w", err)
-		}
-		if x, err = weaviate.Open(ctx, opts); err != nil {
-			return nil, fmt.Errorf("--index weaviate: %w", err)
-		}
 	}
 	vecs, err := o.vec.EncodeAnswers(ctx, texts)
 	encoded()
@@ -299,6 +289,23 @@ func (o *openedRetriever) buildWeaviate(ctx context.Context, s *retrieverSpec, i
 		return nil, fmt.Errorf("--index weaviate: class %s at %s holds %d objects after adding %d answers", x.Class(), x.URL(), x.Len(), len(ids))
 	}
 	return x.Remote(), nil
+}
+
+// openEmptyClass opens (creating) the Weaviate class opts names for new
+// answers: one that already holds objects is emptied only if replace (it
+// may be another pool's).
+func openEmptyClass(ctx context.Context, opts weaviate.Options, replace bool) (*weaviate.Index, error) {
+	x, err := weaviate.Open(ctx, opts)
+	if err != nil || x.Len() == 0 {
+		return x, err
+	}
+	if !replace {
+		return nil, fmt.Errorf("class %s at %s already holds %d objects: --weaviate-replace deletes them, or name another --weaviate-class", x.Class(), x.URL(), x.Len())
+	}
+	if err := x.Delete(ctx); err != nil {
+		return nil, err
+	}
+	return weaviate.Open(ctx, opts)
 }
 
 // describe says what o and its index x are, for people.

@@ -97,7 +97,7 @@ and no summary line).`,
 	f.StringVar(&c.spec.weaviateURL, "weaviate-url", weaviate.DefaultURL, "weaviate index: the server (scripts/weaviate.sh start runs one here)")
 	f.StringVar(&c.spec.weaviateClass, "weaviate-class", weaviate.DefaultClass, "weaviate index: the class (collection) that holds the answers")
 	f.BoolVar(&c.spec.weaviateReplace, "weaviate-replace", false, "weaviate index: delete the class's objects first if it has any")
-	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "sentence-encoding goroutines (use-lite)")
+	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "sentence-encoding goroutines (use-lite), and hnsw insertions at once")
 	f.BoolVar(&c.quiet, "quiet", false, "no progress bar and no summary")
 	return cmd
 }
