@@ -61,6 +61,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/as2/as2/rank"
 )
 
 // Hit is an answer found for a question.
@@ -122,4 +124,42 @@ func Build[A, Q any](ctx context.Context, enc Encoder[A, Q], idx Index[A, Q], id
 		return fmt.Errorf("encoding answers: %w", err)
 	}
 	return idx.Add(ids, answers)
+}
+
+// Reranked is the cascade retrieve:Depth → Ranker as a Retriever: the
+// Depth best answers of Retriever become one question's candidates, in
+// retrieval order (what rankers that read positions take as document
+// order), and Ranker orders them. A hit's Score is then the ranker's.
+// Texts gives each answer's text by id.
+type Reranked struct {
+	Retriever Retriever
+	Ranker    rank.Ranker
+	Depth     int
+	Texts     map[string]string
+}
+
+// Retrieve implements Retriever: the k best of the Depth retrieved (all of
+// them if k is larger), as Ranker orders them.
+func (r Reranked) Retrieve(ctx context.Context, question string, k int) ([]Hit, error) {
+	hits, err := r.Retriever.Retrieve(ctx, question, r.Depth)
+	if err != nil || len(hits) == 0 {
+		return nil, err
+	}
+	texts := make([]string, len(hits))
+	for i, h := range hits {
+		t, ok := r.Texts[h.ID]
+		if !ok {
+			return nil, fmt.Errorf("reranking: answer %q has no text", h.ID)
+		}
+		texts[i] = t
+	}
+	ranked, err := rank.Texts(ctx, r.Ranker, question, texts)
+	if err != nil {
+		return nil, fmt.Errorf("reranking: %w", err)
+	}
+	out := make([]Hit, 0, min(k, len(ranked)))
+	for _, s := range ranked[:min(k, len(ranked))] {
+		out = append(out, Hit{ID: hits[s.Index].ID, Score: s.Score})
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/as2/as2/dataset"
 )
@@ -42,6 +43,17 @@ func Order(q *dataset.Question, scores []float64) []int {
 type Scored struct {
 	Index int     // index in q.Candidates
 	Score float64 // the ranker's score
+}
+
+// Texts scores texts as one question's candidates, in the given order
+// (the positions structure-aware rankers read: a document's sentences, or
+// a retriever's hits), and returns them best first.
+func Texts(ctx context.Context, r Ranker, question string, texts []string) ([]Scored, error) {
+	q := &dataset.Question{ID: "question", Text: question, Candidates: make([]dataset.Candidate, len(texts))}
+	for i, t := range texts {
+		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: t, Position: i, Label: dataset.Unlabeled}
+	}
+	return Rank(ctx, r, q)
 }
 
 // Rank scores q with r and returns its candidates in rank order.

@@ -5,7 +5,7 @@
 #   scripts/weaviate.sh install   build weaviate-server into $WEAVIATE_BIN's folder
 #   scripts/weaviate.sh start     start it on 127.0.0.1:$WEAVIATE_PORT, wait until ready
 #   scripts/weaviate.sh stop      stop the server start started
-#   scripts/weaviate.sh status    say whether it is ready
+#   scripts/weaviate.sh status    say whether it is ready, and its memory and disk
 #
 # Then: AS2_WEAVIATE_URL=http://127.0.0.1:8079 go test ./index/weaviate -run Integration
 #
@@ -84,7 +84,17 @@ stop)
   echo "weaviate stopped"
   ;;
 status)
-  if ready; then echo "weaviate ready at $url"; else echo "weaviate not ready at $url"; exit 1; fi
+  if ! ready; then echo "weaviate not ready at $url"; exit 1; fi
+  # The server's memory and disk, for as2 bench index (which measures
+  # only its own process).
+  if running; then
+    pid=$(cat "$pidfile")
+    rss=$(awk '/^VmRSS/ {printf "%.0f MiB", $2/1024}' "/proc/$pid/status")
+    hwm=$(awk '/^VmHWM/ {printf "%.0f MiB", $2/1024}' "/proc/$pid/status")
+    echo "weaviate ready at $url (pid $pid, resident $rss, peak $hwm, data $(du -sh "$dir/data" | cut -f1))"
+  else
+    echo "weaviate ready at $url (not started by this script)"
+  fi
   ;;
 *)
   echo "usage: $0 install|start|stop|status" >&2

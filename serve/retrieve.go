@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
 )
 
@@ -204,7 +205,7 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	}
 	// The retrieved answers become one question's candidates in retrieval
 	// order, which rankers reading positions take as document order.
-	ranked, err := rankTexts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
+	ranked, err := rank.Texts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
 	if err != nil {
 		return nil, label, err
 	}

@@ -58,7 +58,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
@@ -599,7 +598,7 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 	if err := s.checkTokens(field, cands); err != nil {
 		return nil, name, err
 	}
-	ranked, err := rankTexts(r.Context(), rk, question, cands)
+	ranked, err := rank.Texts(r.Context(), rk, question, cands)
 	if err != nil {
 		return nil, name, err
 	}
@@ -619,17 +618,6 @@ func (s *Server) checkQuestion(field, question string) error {
 		return badRequest(CodeInvalidRequest, "the question is empty")
 	}
 	return nil
-}
-
-// rankTexts scores cands as one question's candidates, in the given order
-// (the positions structure-aware rankers read), and returns them best
-// first.
-func rankTexts(ctx context.Context, rk rank.Ranker, question string, cands []string) ([]rank.Scored, error) {
-	q := &dataset.Question{ID: "request", Text: question, Candidates: make([]dataset.Candidate, len(cands))}
-	for i, c := range cands {
-		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: c, Position: i, Label: dataset.Unlabeled}
-	}
-	return rank.Rank(ctx, rk, q)
 }
 
 func (s *Server) rerank(r *http.Request) (any, string, error) {

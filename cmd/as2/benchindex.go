@@ -88,7 +88,7 @@ standard error says what is being built.`,
 	f.IntVar(&c.hnsw.M, "m", index.DefaultM, "hnsw: neighbours per node and layer")
 	f.IntVar(&c.hnsw.EfConstruction, "ef-construction", index.DefaultEfConstruction, "hnsw: candidates an insertion considers")
 	f.IntVar(&c.hnsw.Workers, "workers", runtime.GOMAXPROCS(0), "hnsw: insertions run at once")
-	f.IntSliceVar(&c.efSearch, "ef-search", []int{index.DefaultEfSearch}, "hnsw: candidates a search keeps (a list: one row each)")
+	f.IntSliceVar(&c.efSearch, "ef-search", []int{index.DefaultEfSearch}, "hnsw and weaviate: candidates a search keeps (a list: one row each)")
 	f.StringVar(&c.weaviateURL, "weaviate-url", weaviate.DefaultURL, "weaviate: the server")
 	f.StringVar(&c.weaviateClass, "weaviate-class", "As2Bench", "weaviate: the class the benchmark fills")
 	f.BoolVar(&c.weaviateReplace, "weaviate-replace", false, "weaviate: delete the class's objects first if it has any")
@@ -490,18 +490,25 @@ func (c *benchIndex) benchWeaviate(ctx context.Context, ids []string, vecs [][]f
 	if n, err := x.Count(ctx); err != nil || n != len(vecs) {
 		return nil, fmt.Errorf("--index weaviate: class %s holds %d objects after adding %d (%v)", x.Class(), n, len(vecs), err)
 	}
-	row, _, err := timeSearches(ctx, x.Search, qs, c.k, truth)
-	if err != nil {
-		return nil, fmt.Errorf("--index weaviate: %w", err)
+	var rows []indexBenchRow
+	for _, ef := range c.efSearch {
+		if err := x.SetEf(ctx, ef); err != nil {
+			return nil, fmt.Errorf("--index weaviate: %w", err)
+		}
+		row, _, err := timeSearches(ctx, x.Search, qs, c.k, truth)
+		if err != nil {
+			return nil, fmt.Errorf("--index weaviate: %w", err)
+		}
+		row.Index, row.Settings, row.BuildSecs, row.MemoryBytes = weaviate.Kind, fmt.Sprintf("ef %d, the server's other defaults", ef), secs, -1
+		logf("weaviate %s: p50 %.2f ms, recall@%d %.4f", row.Settings, row.P50ms, c.k, row.Recall)
+		rows = append(rows, row)
 	}
-	row.Index, row.Settings, row.BuildSecs, row.MemoryBytes = weaviate.Kind, "class "+x.Class()+" at "+x.URL()+", server defaults", secs, -1
-	logf("weaviate: p50 %.2f ms, recall@%d %.4f", row.P50ms, c.k, row.Recall)
 	if !c.keepRemote {
 		if err := x.Delete(ctx); err != nil {
 			return nil, fmt.Errorf("--index weaviate: deleting the class: %w", err)
 		}
 	}
-	return []indexBenchRow{row}, nil
+	return rows, nil
 }
 
 func (r indexBenchReport) print(w io.Writer, format string) error {

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/index/weaviate"
 )
 
 // TestPadVectors checks the padding of as2 bench index: the stored
@@ -94,6 +99,29 @@ func TestBenchIndex(t *testing.T) {
 		if exact := i == 0 || i == 2 || i == 4; exact && row.Recall != 1 {
 			t.Errorf("%s: recall %v, want 1", want, row.Recall)
 		}
+	}
+	// Through a real Weaviate, when one runs (scripts/weaviate.sh start):
+	// ef as wide as the pool finds flat's answers, and the class goes.
+	if u := os.Getenv("AS2_WEAVIATE_URL"); u != "" {
+		class := fmt.Sprintf("As2BenchTest%d", time.Now().UnixNano())
+		out, err := run(t, "bench", "index", "--vectors", idx, "--questions", qs, "--size", "300", "--k", "5",
+			"--index", "weaviate", "--weaviate-url", u, "--weaviate-class", class, "--ef-search", "5,300", "--format", "json")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var rep indexBenchReport
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if len(rep.Rows) != 3 || rep.Rows[1].Index != "weaviate" || rep.Rows[2].Recall != 1 || rep.Rows[2].BuildSecs <= 0 {
+			t.Errorf("weaviate rows %+v", rep.Rows)
+		}
+		if x, err := weaviate.Open(context.Background(), weaviate.Options{URL: u, Class: class, Dim: 4}); err == nil {
+			x.Delete(context.Background())
+			t.Errorf("class %s kept without --keep-remote", class)
+		}
+	} else {
+		t.Log("AS2_WEAVIATE_URL not set: bench index --index weaviate not run")
 	}
 	bm25 := filepath.Join(dir, "bm25.idx")
 	if _, err := run(t, "index", "build", "--encoder", "bm25", "--answers", pool, "--out", bm25); err != nil {

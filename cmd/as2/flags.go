@@ -267,6 +267,27 @@ func namedRanker(name string, opts rank.Options) (rank.Ranker, error) {
 	return rank.New(name, opts)
 }
 
+// openRanker opens the ranker spec names for flag: a model file (see
+// specFile), the built-in model, or a rule-based ranker with its default
+// options.
+func openRanker(flag, spec string) (rank.Ranker, error) {
+	if file := specFile(spec); file != "" {
+		m, err := loadModel(file)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, notFound(flag, file, err)
+			}
+			return nil, fmt.Errorf("%s %s: %w", flag, file, err)
+		}
+		return m, nil
+	}
+	r, err := namedRanker(spec, rank.DefaultOptions())
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w; or %s, or a model file (a path, or file:NAME)", flag, spec, err, builtin.Name)
+	}
+	return r, nil
+}
+
 // calibration returns the answer-triggering calibration of the ranker the
 // flags name, when as2 has one: the built-in model's.
 func (r *rankerFlags) calibration() (trigger.Calibration, bool) {

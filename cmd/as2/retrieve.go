@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 	"github.com/as2/as2/dataset/reqa"
 	"github.com/as2/as2/evaluation/retrieval"
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/model/builtin"
+	"github.com/as2/as2/rank"
 )
 
 func newDataReQACmd() *cobra.Command {
@@ -70,10 +73,10 @@ func newRetrieveCmd() *cobra.Command {
 }
 
 type retrieveEval struct {
-	spec                     retrieverSpec
-	pool, load, save, format string
-	depth                    int
-	vectorFlags              bool // a flag of the vector indexes was given
+	spec                             retrieverSpec
+	pool, load, save, format, rerank string
+	depth                            int
+	vectorFlags                      bool // a flag of the vector indexes was given
 }
 
 func newRetrieveEvalCmd() *cobra.Command {
@@ -98,10 +101,18 @@ file (as2 train --arch has, hash mode), whose answers are stored as binary
 matrices and scored exhaustively by the question's attention.
 --save-index writes the built index (atomically); --load-index reads one
 instead of encoding the pool. To search a pool from the command line, build
-an index with "as2 index build" and query it with "as2 search".`,
+an index with "as2 index build" and query it with "as2 search".
+
+--rerank adds a reranking stage, the cascade retrieve:--depth → ranker that
+as2 serve's /v1/retrieve runs with "rerank": the --depth answers retrieved
+become one question's candidates, in retrieval order, and the ranker
+(builtin, a rule-based ranker, or a model file) orders them; the measures
+are then the reranked list's, and the time per question includes the
+ranker's.`,
 		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx
-  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2 --index hnsw`,
+  as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2 --index hnsw
+  as2 retrieve eval --pool reqa-squad-test.jsonl --depth 20 --rerank builtin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.vectorFlags = indexFlagsSet(cmd.Flags())
@@ -114,7 +125,8 @@ an index with "as2 index build" and query it with "as2 search".`,
 	c.spec.addFlags(f)
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
 	f.StringVar(&c.save, "save-index", "", "write the built index to this file")
-	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question")
+	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question (and reranked, with --rerank)")
+	f.StringVar(&c.rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+strings.Join(rank.Names, ", ")+") or a model file")
 	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines, and hnsw insertions) at once")
 	f.StringVar(&c.format, "format", "table", "output: table or json")
 	return cmd
@@ -130,6 +142,13 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if c.depth < 10 {
 		return fmt.Errorf("--depth %d: want at least 10 (R@10)", c.depth)
 	}
+	var rk rank.Ranker
+	if c.rerank != "" {
+		var err error
+		if rk, err = openRanker("--rerank", c.rerank); err != nil {
+			return err
+		}
+	}
 	pool, err := reqa.ReadFile(c.pool)
 	if err != nil {
 		return fmt.Errorf("--pool: %w", err)
@@ -138,6 +157,14 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	r, desc, err := c.build(ctx, pool, stderr)
 	if err != nil {
 		return err
+	}
+	if rk != nil {
+		texts := make(map[string]string, len(pool.Answers))
+		for _, a := range pool.Answers {
+			texts[a.ID] = a.Text
+		}
+		r = index.Reranked{Retriever: r, Ranker: rk, Depth: c.depth, Texts: texts}
+		desc += fmt.Sprintf(" → %s (the %d retrieved reranked)", c.rerank, c.depth)
 	}
 	built := time.Since(start)
 	start = time.Now()

@@ -42,6 +42,14 @@ func TestRetrieveEval(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"mrr":1`) {
 		t.Errorf("from the saved index: %v\n%s", err, out)
 	}
+	// A reranking stage: the retriever's answers reordered by the ranker
+	// (wo puts both questions' answers first too; the built-in model runs).
+	for _, rr := range []string{"wo", "builtin"} {
+		out, err = run(t, "retrieve", "eval", "--pool", pool, "--load-index", idx, "--depth", "10", "--rerank", rr, "--format", "json")
+		if err != nil || !strings.Contains(out, "(the 10 retrieved reranked)") || rr == "wo" && !strings.Contains(out, `"mrr":1`) {
+			t.Errorf("--rerank %s: %v\n%s", rr, err, out)
+		}
+	}
 	if err := os.WriteFile(idx, []byte("AS2INDEXbm25\x00\x00\x00\x00\x01\x00\x00\x00junk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +63,8 @@ func TestRetrieveEval(t *testing.T) {
 		{[]string{"retrieve", "eval", "--pool", pool, "--index", "binary"}, "not --retriever bm25"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", "tfidf"}, "--rerank tfidf: unknown ranker"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", filepath.Join(dir, "none.as2")}, "none.as2"},
 		{[]string{"data", "reqa", "--path", squad}, "--out is required"},
 		{[]string{"data", "reqa", "--path", dir, "--half", "middle", "--out", pool}, `unknown split "middle"`},
 	} {

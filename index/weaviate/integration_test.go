@@ -134,4 +134,11 @@ func TestIntegration(t *testing.T) {
 	if orderOK != queries {
 		t.Errorf("%d of %d queries' common hits out of Flat's order", queries-orderOK, queries)
 	}
+	// The server takes a new ef for the built class, and still searches.
+	if err := x.SetEf(ctx, 400); err != nil {
+		t.Fatalf("SetEf: %v", err)
+	}
+	if got, err := x.Search(ctx, gauss(1)[0], k); err != nil || len(got) != k {
+		t.Errorf("a search after SetEf: %d hits, %v", len(got), err)
+	}
 }

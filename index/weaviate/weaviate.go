@@ -195,6 +195,30 @@ func (x *Index) createClass(ctx context.Context) error {
 	return x.do(ctx, http.MethodPost, "/v1/schema", class, nil)
 }
 
+// SetEf sets the class's HNSW search breadth, which Weaviate lets a built
+// class change (the trade of speed for recall): ef candidates a search
+// keeps, or -1 for Weaviate's dynamic default. It rewrites the class's
+// definition as the server returns it, with only ef changed.
+func (x *Index) SetEf(ctx context.Context, ef int) error {
+	if ef < -1 || ef == 0 || ef > 1<<16 {
+		return fmt.Errorf("weaviate: ef %d: want -1 (dynamic) or 1 to %d", ef, 1<<16)
+	}
+	var class map[string]any
+	if err := x.do(ctx, http.MethodGet, "/v1/schema/"+x.class, nil, &class); err != nil {
+		return err
+	}
+	vic, ok := class["vectorIndexConfig"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("weaviate at %s: class %s has no vectorIndexConfig", x.url, x.class)
+	}
+	vic["ef"] = ef
+	if err := x.do(ctx, http.MethodPut, "/v1/schema/"+x.class, class, nil); err != nil {
+		return err
+	}
+	x.ef = max(ef, 0)
+	return nil
+}
+
 // Delete deletes the class and its objects.
 func (x *Index) Delete(ctx context.Context) error {
 	if err := x.do(ctx, http.MethodDelete, "/v1/schema/"+x.class, nil, nil); err != nil {

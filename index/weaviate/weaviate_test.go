@@ -54,9 +54,23 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/.well-known/ready":
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/schema/"):
-		if _, ok := f.classes[strings.TrimPrefix(r.URL.Path, "/v1/schema/")]; !ok {
+		c, ok := f.classes[strings.TrimPrefix(r.URL.Path, "/v1/schema/")]
+		if !ok {
 			http.Error(w, "", http.StatusNotFound)
+			return
 		}
+		json.NewEncoder(w).Encode(c)
+	case r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, "/v1/schema/"):
+		name := strings.TrimPrefix(r.URL.Path, "/v1/schema/")
+		var c map[string]any
+		if err := json.Unmarshal(body, &c); err != nil || c["class"] != name {
+			f.t.Errorf("schema update of %s: %v %.200s", name, err, body)
+		}
+		if _, ok := f.classes[name]; !ok {
+			http.Error(w, "", http.StatusNotFound)
+			return
+		}
+		f.classes[name] = c
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/v1/schema/"):
 		delete(f.classes, strings.TrimPrefix(r.URL.Path, "/v1/schema/"))
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/schema":
@@ -174,6 +188,18 @@ func TestAgainstFlat(t *testing.T) {
 	c := f.classes["Test"]
 	if c["vectorizer"] != "none" || c["vectorIndexConfig"].(map[string]any)["distance"] != "dot" || c["vectorIndexConfig"].(map[string]any)["ef"] != 64.0 {
 		t.Errorf("class posted: %v", c)
+	}
+	// SetEf changes ef and nothing else.
+	if err := x.SetEf(ctx, 300); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.classes["Test"]; c["vectorizer"] != "none" || c["vectorIndexConfig"].(map[string]any)["distance"] != "dot" || c["vectorIndexConfig"].(map[string]any)["ef"] != 300.0 {
+		t.Errorf("class after SetEf(300): %v", c)
+	}
+	for _, ef := range []int{0, -2, 1 << 17} {
+		if err := x.SetEf(ctx, ef); err == nil {
+			t.Errorf("SetEf(%d) accepted", ef)
+		}
 	}
 	vecs := vectors(50, 8, 1)
 	flat, _ := index.NewFlat(8)
