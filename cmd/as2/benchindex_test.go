@@ -80,7 +80,7 @@ func TestBenchIndex(t *testing.T) {
 	}
 	qs := fileWriter(t, dir)("qs.txt", "What is the capital of France?\nwho wrote book3 ?\n\nWhat river flows through Paris?\n")
 	out, err := run(t, "bench", "index", "--vectors", idx, "--questions", qs, "--size", "300", "--k", "5",
-		"--rescore", "5,300", "--ef-search", "5,300", "--workers", "2", "--format", "json")
+		"--index", "binary,hnsw,flat", "--rescore", "5,300", "--ef-search", "5,300", "--workers", "2", "--format", "json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
