@@ -47,7 +47,8 @@ full)
   ;;
 esac
 
-stat() { printf '%s\n' "$@" | awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=(n>1)?(q-n*m*m)/(n-1):0; if (v<0) v=0; printf "%.2f ± %.2f", 100*m, 100*sqrt(v)}'; }
+# shellcheck source=scripts/table-lib.sh
+source "$(dirname "$0")/table-lib.sh"
 
 run() {
   local name=$1 flags=$2 seed=$3 m="$work/m.as2" start secs json
@@ -66,37 +67,22 @@ run() {
 
 echo "| $cond: model | MRR | R@1 | R@5 | R@10 | train time (s, median) |"
 echo "|---|---|---|---|---|---|"
-while IFS= read -r v; do
-  [ -z "$v" ] && continue
-  name=${v%%|*}
-  flags=${v#*|}
-  if [ -n "${ONLY:-}" ] && ! grep -qE "${ONLY}" <<<"$name"; then
-    continue
-  fi
-  cols=() n=0
-  for seed in $(seq 1 "$seeds"); do
-    found=$(awk -F'\t' -v n="$name" -v s="$seed" '$1 == n && $2 == s' "$runs" | tail -n 1)
-    if [ -z "$found" ] && [ -z "${REPORT:-}" ]; then
-      run "$name" "$flags" "$seed" </dev/null
-      found=$(tail -n 1 "$runs")
-    fi
-    [ -n "$found" ] && n=$((n + 1))
-  done
-  [ "$n" -eq 0 ] && continue
-  row="| $name"
-  if [ "$n" -eq 1 ] && [ "$seeds" -gt 1 ]; then
-    row+=" (1 seed)"
-  elif [ "$n" -lt "$seeds" ]; then
-    row+=" ($n seeds)"
-  fi
+# row LABEL LINE... prints a row of the table from its runs.
+row() {
+  local label=$1 out col
+  shift
+  out="| $label"
   for col in 3 4 5 6; do
-    row+=" | $(stat $(awk -F'\t' -v n="$name" -v c=$col -v k="$seeds" '$1 == n && $2 <= k {print $c}' "$runs"))"
+    # shellcheck disable=SC2046
+    out+=" | $(stat $(printf '%s\n' "$@" | cut -f$col))"
   done
-  row+=" | $(awk -F'\t' -v n="$name" -v k="$seeds" '$1 == n && $2 <= k {print $7}' "$runs" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}') |"
-  echo "$row"
-done <<'VARIANTS'
+  # shellcheck disable=SC2046
+  echo "$out | $(median $(printf '%s\n' "$@" | cut -f7)) |"
+}
+cat >"$work/variants" <<'VARIANTS'
 Dual-LSTM (BiLSTM over GloVe, multi-hop attention)|--layer bilstm
 ENDX-LSTM|--layer bilstm --endx
 Dual-Transformer (2 layers over GloVe)|--layer transformer
 ENDX-Transformer|--layer transformer --endx
 VARIANTS
+each_row "$work/variants" "$seeds" "$runs" row

@@ -42,8 +42,8 @@ trap 'rm -rf "$work"' EXIT
 runs=${RUNS:-$work/runs.tsv}
 touch "$runs"
 
-stat() { printf '%s\n' "$@" | awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=(n>1)?(q-n*m*m)/(n-1):0; if (v<0) v=0; printf "%.2f ± %.2f", 100*m, 100*sqrt(v)}'; }
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.1f", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# shellcheck source=scripts/table-lib.sh
+source "$(dirname "$0")/table-lib.sh"
 
 # run NAME FLAGS SEED trains and evaluates one model and appends its line to $runs.
 run() {
@@ -69,34 +69,15 @@ if [ -z "${NOHEADER:-}" ]; then
   echo "| model | MAP | MRR | params | train time (s) |"
   echo "|---|---|---|---|---|"
 fi
-while IFS= read -r v; do
-  [ -z "$v" ] && continue
-  name=${v%%|*}
-  flags=${v#*|}
-  if [ -n "${ONLY:-}" ] && ! grep -qE "${ONLY}" <<<"$name"; then
-    continue
-  fi
-  maps=() mrrs=() secs=() params=0
-  for seed in $(seq 1 "$seeds"); do
-    found=$(awk -F'\t' -v n="$name" -v s="$seed" '$1 == n && $2 == s' "$runs" | tail -n 1)
-    if [ -z "$found" ] && [ -n "${REPORT:-}" ]; then
-      continue
-    fi
-    if [ -z "$found" ]; then
-      run "$name" "$flags" "$seed" </dev/null
-      found=$(tail -n 1 "$runs")
-    fi
-    IFS=$'\t' read -r _ _ map mrr params sec <<<"$found"
+# row LABEL LINE... prints a row of the table from its runs.
+row() {
+  local label=$1 line map mrr params sec
+  shift
+  local -a maps=() mrrs=() secs=()
+  for line in "$@"; do
+    IFS=$'\t' read -r _ _ map mrr params sec <<<"$line"
     maps+=("$map") mrrs+=("$mrr") secs+=("$sec")
   done
-  label=$name
-  if [ "${#maps[@]}" -eq 0 ]; then
-    continue
-  elif [ "${#maps[@]}" -lt "$seeds" ]; then
-    label="$name (${#maps[@]} seeds)"
-    if [ "${#maps[@]}" -eq 1 ]; then
-      label="$name (1 seed)"
-    fi
-  fi
   echo "| $label | $(stat "${maps[@]}") | $(stat "${mrrs[@]}") | $params | $(median "${secs[@]}") |"
-done <"$variants_file"
+}
+each_row "$variants_file" "$seeds" "$runs" row

@@ -1,0 +1,51 @@
+# Sourced by the table scripts (train-table.sh, reqa-table.sh): their
+# statistics, and their loop over a table's rows and seeds, which resumes
+# from a file of finished runs.
+
+# stat X... prints the mean ± sample standard deviation of fractions, in
+# percent.
+stat() { printf '%s\n' "$@" | awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=(n>1)?(q-n*m*m)/(n-1):0; if (v<0) v=0; printf "%.2f ± %.2f", 100*m, 100*sqrt(v)}'; }
+
+# median X... prints the median.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.1f", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+# each_row VARIANTS SEEDS RUNS ROW goes through the "row name|flags" lines
+# of the file VARIANTS whose name matches $ONLY (all if unset). For each
+# seed 1..SEEDS with no line "name<TAB>seed<TAB>..." in RUNS, it calls
+# `run NAME FLAGS SEED`, which appends that line (unless $REPORT is set:
+# then nothing is run). It then calls `ROW LABEL LINE...` with the row's
+# lines; the label says how many seeds a row has when it has fewer than
+# SEEDS. Rows with no runs are left out.
+each_row() {
+  local variants=$1 seeds=$2 runs=$3 row=$4 v name flags seed found label
+  local -a lines
+  while IFS= read -r v; do
+    [ -z "$v" ] && continue
+    name=${v%%|*}
+    flags=${v#*|}
+    if [ -n "${ONLY:-}" ] && ! grep -qE "${ONLY}" <<<"$name"; then
+      continue
+    fi
+    lines=()
+    for seed in $(seq 1 "$seeds"); do
+      found=$(awk -F'\t' -v n="$name" -v s="$seed" '$1 == n && $2 == s' "$runs" | tail -n 1)
+      if [ -z "$found" ] && [ -z "${REPORT:-}" ]; then
+        run "$name" "$flags" "$seed" </dev/null
+        found=$(tail -n 1 "$runs")
+      fi
+      if [ -n "$found" ]; then
+        lines+=("$found")
+      fi
+    done
+    if [ "${#lines[@]}" -eq 0 ]; then
+      continue
+    fi
+    label=$name
+    if [ "${#lines[@]}" -eq 1 ] && [ "$seeds" -gt 1 ]; then
+      label="$name (1 seed)"
+    elif [ "${#lines[@]}" -lt "$seeds" ]; then
+      label="$name (${#lines[@]} seeds)"
+    fi
+    "$row" "$label" "${lines[@]}"
+  done <"$variants"
+}
