@@ -59,7 +59,16 @@ func MeasureThroughput(ctx context.Context, r rank.Ranker, qs []dataset.Question
 	for j := range qs {
 		out.Pairs += repeat * len(qs[j].Candidates)
 	}
-	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
-	out.P50, out.P99 = pct(0.5), pct(0.99)
+	out.P50, out.P99 = Percentile(lat, 0.5), Percentile(lat, 0.99)
 	return out, nil
+}
+
+// Percentile is the p-quantile (0 ≤ p ≤ 1) of sorted latencies: the one at
+// rank ⌊p·(n−1)⌋ from 0, the lower of the two nearest (0 for none). The
+// benchmarks all report their p50 and p99 this way.
+func Percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(p*float64(len(sorted)-1))]
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/rank"
@@ -27,5 +28,33 @@ func TestMeasureThroughput(t *testing.T) {
 	}
 	if _, err := MeasureThroughput(context.Background(), r, nil, 1, 1); err == nil {
 		t.Fatal("no questions were timed")
+	}
+}
+
+// TestPercentile: the lower of the two nearest ranks, as every benchmark
+// reports its p50 and p99.
+func TestPercentile(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		out := make([]time.Duration, len(n))
+		for i, v := range n {
+			out[i] = time.Duration(v) * time.Millisecond
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		sorted []time.Duration
+		p      float64
+		want   time.Duration
+	}{
+		{nil, 0.5, 0},
+		{ms(7), 0.99, 7 * time.Millisecond},
+		{ms(1, 2, 3), 0.5, 2 * time.Millisecond},
+		{ms(1, 2, 3, 4), 0.5, 2 * time.Millisecond},
+		{ms(1, 2, 3, 4), 1, 4 * time.Millisecond},
+		{ms(1, 2, 3, 4), 0, 1 * time.Millisecond},
+	} {
+		if got := Percentile(tc.sorted, tc.p); got != tc.want {
+			t.Errorf("Percentile(%v, %v) = %v, want %v", tc.sorted, tc.p, got, tc.want)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/dataset/reqa"
+	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/index"
 	"github.com/as2/as2/index/weaviate"
 )
@@ -385,8 +386,9 @@ func (c *benchIndex) settings(kind string) []func(vectorIndex) (string, error) {
 // timeSearches runs every question through search, one at a time: the
 // latencies, recall@k against truth (if any), and the hits.
 func timeSearches(ctx context.Context, search func(context.Context, []float32, int) ([]index.Hit, error), qs [][]float32, k int, truth [][]index.Hit) (indexBenchRow, [][]index.Hit, error) {
-	ms := make([]float64, len(qs))
+	lat := make([]time.Duration, len(qs))
 	hits := make([][]index.Hit, len(qs))
+	var total time.Duration
 	recall := 0.0
 	for i, q := range qs {
 		start := time.Now()
@@ -394,19 +396,17 @@ func timeSearches(ctx context.Context, search func(context.Context, []float32, i
 		if err != nil {
 			return indexBenchRow{}, nil, err
 		}
-		ms[i] = float64(time.Since(start).Microseconds()) / 1000
+		lat[i] = time.Since(start)
+		total += lat[i]
 		hits[i] = h
 		if truth != nil {
 			recall += overlap(truth[i], h, k)
 		}
 	}
-	mean := 0.0
-	for _, m := range ms {
-		mean += m
-	}
-	mean /= float64(len(ms))
-	slices.Sort(ms)
-	return indexBenchRow{P50ms: quantile(ms, 0.5), P99ms: quantile(ms, 0.99), MeanMs: mean, Recall: recall / float64(len(qs))}, hits, nil
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return indexBenchRow{P50ms: ms(evaluation.Percentile(lat, 0.5)), P99ms: ms(evaluation.Percentile(lat, 0.99)),
+		MeanMs: ms(total / time.Duration(len(qs))), Recall: recall / float64(len(qs))}, hits, nil
 }
 
 // overlap is the share of want's first k ids among got's.
@@ -425,14 +425,6 @@ func overlap(want, got []index.Hit, k int) float64 {
 		}
 	}
 	return float64(n) / float64(min(k, len(want)))
-}
-
-// quantile is the q-quantile of sorted xs (nearest rank).
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return xs[min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1)]
 }
 
 // benchWeaviate stores the vectors in the Weaviate class c names, two

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/serve"
 	"github.com/as2/as2/text"
@@ -166,12 +167,7 @@ the default limits admit. Nothing leaves the machine.`,
 					all = append(all, l...)
 				}
 				sort.Slice(all, func(a, b int) bool { return all[a] < all[b] })
-				pct := func(p float64) float64 {
-					if len(all) == 0 {
-						return 0
-					}
-					return float64(all[int(p*float64(len(all)-1))].Microseconds()) / 1000
-				}
+				pct := func(p float64) float64 { return float64(evaluation.Percentile(all, p).Microseconds()) / 1000 }
 				rows = append(rows, row{Clients: n, Requests: len(all), P50ms: pct(0.5), P99ms: pct(0.99),
 					RPS: float64(len(all)) / wall.Seconds(), PairsPS: float64(len(all)*docs) / wall.Seconds(),
 					Refused: int(refused.Load()), PeakRSS: peakRSS() >> 20})
