@@ -213,14 +213,7 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 		return nil, err
 	}
 	if r.model != "" {
-		m, err := loadModel(r.model)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, notFound("--model", r.model, err)
-			}
-			return nil, fmt.Errorf("--model: %w", err)
-		}
-		return m, nil
+		return openModelFile("--model", r.model)
 	}
 	if r.cascade != "" {
 		c, err := cascade.Parse(r.cascade, func(name, file string) (rank.Ranker, error) {
@@ -272,20 +265,26 @@ func namedRanker(name string, opts rank.Options) (rank.Ranker, error) {
 // options.
 func openRanker(flag, spec string) (rank.Ranker, error) {
 	if file := specFile(spec); file != "" {
-		m, err := loadModel(file)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, notFound(flag, file, err)
-			}
-			return nil, fmt.Errorf("%s %s: %w", flag, file, err)
-		}
-		return m, nil
+		return openModelFile(flag, file)
 	}
 	r, err := namedRanker(spec, rank.DefaultOptions())
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w; or %s, or a model file (a path, or file:NAME)", flag, spec, err, builtin.Name)
 	}
 	return r, nil
+}
+
+// openModelFile loads the model file path that flag names: a missing file
+// is reported as such, other errors under the flag.
+func openModelFile(flag, path string) (rank.Ranker, error) {
+	m, err := loadModel(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notFound(flag, path, err)
+		}
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return m, nil
 }
 
 // calibration returns the answer-triggering calibration of the ranker the
