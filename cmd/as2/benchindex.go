@@ -13,7 +13,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -340,14 +339,7 @@ func buildIndex(ctx context.Context, kind string, dim int, hnsw index.HNSWOption
 	case index.HNSWKind:
 		var h *index.HNSW
 		if h, err = index.NewHNSW(dim, hnsw); err == nil {
-			every := max(len(vecs)/20, 1)
-			next := every
-			x, err = h, h.AddProgress(ctx, ids, vecs, func(done int) {
-				if done >= next {
-					logf("  hnsw: %d of %d inserted, %.0fs", done, len(vecs), time.Since(start).Seconds())
-					next += every
-				}
-			})
+			x, err = h, h.AddProgress(ctx, ids, vecs, logSteps(logf, "hnsw: %d of %d inserted, %.0fs", len(vecs), 20, start))
 		}
 	}
 	if err != nil {
@@ -355,6 +347,20 @@ func buildIndex(ctx context.Context, kind string, dim int, hnsw index.HNSWOption
 	}
 	secs := time.Since(start).Seconds()
 	return x, secs, heapBytes() - before, nil
+}
+
+// logSteps is a progress callback for a long build of total answers: a
+// line (format, with the answers done, total and seconds since start) each
+// time another of steps parts is done.
+func logSteps(logf func(string, ...any), format string, total, steps int, start time.Time) func(done int) {
+	every := max(total/steps, 1)
+	next := every
+	return func(done int) {
+		if done >= next {
+			logf("  "+format, done, total, time.Since(start).Seconds())
+			next = (done/every + 1) * every
+		}
+	}
 }
 
 // settings are the search settings measured on an index of kind: each
@@ -427,9 +433,8 @@ func overlap(want, got []index.Hit, k int) float64 {
 	return float64(n) / float64(min(k, len(want)))
 }
 
-// benchWeaviate stores the vectors in the Weaviate class c names, two
-// batches in flight so that encoding one overlaps the server's work on
-// the other, and times the questions' searches over loopback HTTP.
+// benchWeaviate stores the vectors in the Weaviate class c names and
+// times the questions' searches over loopback HTTP at each --ef-search.
 func (c *benchIndex) benchWeaviate(ctx context.Context, ids []string, vecs [][]float32, qs [][]float32, truth [][]index.Hit, logf func(string, ...any)) ([]indexBenchRow, error) {
 	x, err := openEmptyClass(ctx, weaviate.Options{URL: c.weaviateURL, Class: c.weaviateClass, Dim: len(vecs[0]), Create: true}, c.weaviateReplace)
 	if err != nil {
@@ -437,48 +442,12 @@ func (c *benchIndex) benchWeaviate(ctx context.Context, ids []string, vecs [][]f
 	}
 	logf("storing %d vectors in weaviate class %s at %s", len(vecs), x.Class(), x.URL())
 	start := time.Now()
-	const chunk = 10_000
-	var (
-		mu   sync.Mutex
-		next int
-		errs = make(chan error, 2)
-	)
-	for range 2 {
-		go func() {
-			for {
-				mu.Lock()
-				lo := next
-				next += chunk
-				mu.Unlock()
-				if lo >= len(vecs) {
-					errs <- nil
-					return
-				}
-				hi := min(lo+chunk, len(vecs))
-				if err := x.AddContext(ctx, ids[lo:hi], vecs[lo:hi]); err != nil {
-					errs <- err
-					return
-				}
-				if hi%(chunk*10) == 0 {
-					logf("  weaviate: %d of %d stored, %.0fs", hi, len(vecs), time.Since(start).Seconds())
-				}
-			}
-		}()
-	}
-	for range 2 {
-		if e := <-errs; e != nil && err == nil {
-			err = e
-			mu.Lock()
-			next = len(vecs) // the other sender stops after its batch
-			mu.Unlock()
-		}
-	}
-	if err != nil {
+	if err := x.AddProgress(ctx, ids, vecs, logSteps(logf, "weaviate: %d of %d stored, %.0fs", len(vecs), 10, start)); err != nil {
 		return nil, fmt.Errorf("--index weaviate: %w", err)
 	}
 	secs := time.Since(start).Seconds()
-	if n, err := x.Count(ctx); err != nil || n != len(vecs) {
-		return nil, fmt.Errorf("--index weaviate: class %s holds %d objects after adding %d (%v)", x.Class(), n, len(vecs), err)
+	if x.Len() != len(vecs) {
+		return nil, fmt.Errorf("--index weaviate: class %s at %s holds %d objects after adding %d", x.Class(), x.URL(), x.Len(), len(vecs))
 	}
 	var rows []indexBenchRow
 	for _, ef := range c.efSearch {

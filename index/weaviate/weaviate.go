@@ -15,9 +15,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/as2/as2/index"
 )
@@ -266,28 +269,62 @@ type batchObject struct {
 }
 
 // AddContext stores vecs under ids in batches of Options.BatchSize; ids
-// already stored get the new vectors. It checks ctx between batches; the
-// batches sent before an error stay stored.
+// already stored get the new vectors. It stops at ctx's end or the first
+// failed batch; the batches stored before stay stored.
 func (x *Index) AddContext(ctx context.Context, ids []string, vecs [][]float32) error {
+	return x.AddProgress(ctx, ids, vecs, nil)
+}
+
+// inFlight is the batch requests AddProgress keeps open at once, so that
+// the client encodes one while the server stores another.
+const inFlight = 2
+
+// AddProgress is AddContext for big pools, where storing takes minutes: if
+// progress is set, it is called with the number of answers stored so far
+// after each batch (never decreasing, never two calls at once). An id may
+// appear once per call: with batches in flight, which of two vectors
+// would be kept is not defined.
+func (x *Index) AddProgress(ctx context.Context, ids []string, vecs [][]float32, progress func(done int)) error {
 	if len(ids) != len(vecs) {
 		return fmt.Errorf("weaviate: %d ids for %d vectors", len(ids), len(vecs))
 	}
+	seen := make(map[string]int, len(ids))
 	for i, id := range ids {
 		if id == "" {
 			return fmt.Errorf("weaviate: answer %d has an empty id", i)
 		}
+		if j, dup := seen[id]; dup {
+			return fmt.Errorf("weaviate: answers %d and %d have the same id %q", j, i, id)
+		}
+		seen[id] = i
 		if err := x.checkVector(vecs[i]); err != nil {
 			return fmt.Errorf("weaviate: answer %q: %w", id, err)
 		}
 	}
-	for lo := 0; lo < len(ids); lo += x.batch {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(inFlight)
+	var mu sync.Mutex
+	done := 0
+	for lo := 0; lo < len(ids) && gctx.Err() == nil; lo += x.batch {
 		hi := min(lo+x.batch, len(ids))
-		if err := x.addBatch(ctx, ids[lo:hi], vecs[lo:hi]); err != nil {
-			return err
-		}
+		g.Go(func() error {
+			if err := x.addBatch(gctx, ids[lo:hi], vecs[lo:hi]); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			done += hi - lo
+			if progress != nil {
+				progress(done)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if n, err := x.Count(ctx); err == nil {
 		x.n.Store(int64(n))

@@ -505,3 +505,36 @@ func TestRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestAddProgress: with batches in flight, every answer is stored and
+// progress rises to the count; an id given twice in one call is refused
+// before anything is sent; a failed batch is the call's error.
+func TestAddProgress(t *testing.T) {
+	f, srv := newFake(t)
+	ctx := context.Background()
+	x, err := Open(ctx, Options{URL: srv.URL, Class: "Prog", Dim: 8, Create: true, BatchSize: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	if err := x.AddProgress(ctx, ids(50), vectors(50, 8, 3), func(done int) { seen = append(seen, done) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.objects["Prog"]) != 50 || x.Len() != 50 || len(seen) != 8 || seen[len(seen)-1] != 50 || !slices.IsSorted(seen) {
+		t.Errorf("%d stored, Len %d, progress %v", len(f.objects["Prog"]), x.Len(), seen)
+	}
+	dup := append(ids(3), ids(1)...)
+	if err := x.AddProgress(ctx, dup, vectors(4, 8, 4), nil); err == nil || !strings.Contains(err.Error(), `answers 0 and 3 have the same id "a0"`) {
+		t.Errorf("a repeated id: %v", err)
+	}
+	f.fail = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/v1/batch/objects" {
+			return false
+		}
+		http.Error(w, "full", http.StatusInsufficientStorage)
+		return true
+	}
+	if err := x.AddProgress(ctx, ids(20), vectors(20, 8, 5), nil); err == nil || !errors.Is(err, index.ErrBackend) {
+		t.Errorf("a failing batch: %v", err)
+	}
+}
