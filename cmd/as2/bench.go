@@ -32,8 +32,9 @@ func newBenchCmd() *cobra.Command {
 default the Cosinet paper's WikiQA run: Cosinet_list+BiRNN, 3 epochs, no dev
 evaluation, nothing saved); as2 bench infer times scoring a split's candidates;
 cascade, serve, has and index measure cascades, the service, HAS's stored
-answer pools, and the answer indexes on pools of millions of vectors. Each prints the machine, the BLAS backend and the command's settings
-with the figures. Build with -tags openblas to measure the OpenBLAS backend.`,
+answer pools, and the answer indexes on pools of millions of vectors. Each
+prints the machine, the BLAS backend and the command's settings with the
+figures. Build with -tags openblas to measure the OpenBLAS backend.`,
 	}
 	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd(), newBenchCascadeCmd(), newBenchServeCmd(), newBenchHASCmd(), newBenchIndexCmd())
 	return cmd
