@@ -42,6 +42,18 @@ type Encoder[T nn.Float] interface {
 	Tensors() []safetensors.Tensor
 }
 
+// SentenceHead is an encoder with its own sentence vector over its token
+// states (USE-Lite's: the mean, a tanh layer and l2 normalisation). A model
+// that pools with it starts from the pretrained sentence vectors, as the
+// zero-shot retriever uses them, instead of from a fresh aggregator.
+type SentenceHead[T nn.Float] interface {
+	Encoder[T]
+	// Sentence maps the token states [L, Dim] of one sentence (L ≥ 1),
+	// as Encode returns them, to its vector [Dim]. Its weights are among
+	// Params, so fine-tuning trains them too.
+	Sentence(tp *nn.Tape[T], states *nn.Var[T]) *nn.Var[T]
+}
+
 // Spec identifies an encoder in a model file.
 type Spec struct {
 	Kind      string `json:"kind"`      // e.g. "static"

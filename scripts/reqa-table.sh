@@ -13,8 +13,10 @@
 #              (its questions and articles are never trained on)
 #   full       train on WikiQA train and TrecQA TRAIN-ALL only; test on the
 #              whole ReQA SQuAD pool
-# Every row trains a fixed number of epochs (EPOCHS, default 5): there is no
-# ReQA dev pool apart from the test questions, so no epoch is chosen on them.
+# Every row trains a fixed number of epochs (EPOCHS, default 5; the
+# fine-tuned USE-Lite rows name their own, 2, after their flags): there is
+# no ReQA dev pool apart from the test questions, so no epoch is chosen on
+# them.
 #
 # Runs are logged in results/reqa-<condition>.tsv ("row<TAB>seed<TAB>MRR<TAB>
 # R@1<TAB>R@5<TAB>R@10<TAB>train seconds"): a stopped table resumes where it
@@ -54,8 +56,8 @@ run() {
   local name=$1 flags=$2 seed=$3 m="$work/m.as2" start secs json
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  if ! "$as2" train --arch dual --objective in-batch-softmax --dataset wikiqa "${also[@]}" $flags \
-    --epochs "$epochs" --seed "$seed" --dev-split none --quiet "${extra[@]}" --out "$m" >"$work/log" 2>&1; then
+  if ! "$as2" train --arch dual --objective in-batch-softmax --dataset wikiqa "${also[@]}" \
+    --epochs "$epochs" --seed "$seed" --dev-split none --quiet $flags "${extra[@]}" --out "$m" >"$work/log" 2>&1; then
     cat "$work/log" >&2
     exit 1
   fi
@@ -84,5 +86,11 @@ Dual-LSTM (BiLSTM over GloVe, multi-hop attention)|--layer bilstm
 ENDX-LSTM|--layer bilstm --endx
 Dual-Transformer (2 layers over GloVe)|--layer transformer
 ENDX-Transformer|--layer transformer --endx
+Dual-USE-Lite fine-tuned (its own head, 2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2
+ENDX-USE-Lite fine-tuned (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5
+ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-aq 0
+ENDX-LSTM, --gam-qa 0|--layer bilstm --endx --gam-qa 0
+ENDX-LSTM, --gam-qq 0|--layer bilstm --endx --gam-qq 0
+ENDX-LSTM, --gam-aa 0|--layer bilstm --endx --gam-aa 0
 VARIANTS
 each_row "$work/variants" "$seeds" "$runs" row

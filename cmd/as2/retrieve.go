@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -75,6 +76,9 @@ func newRetrieveCmd() *cobra.Command {
 type retrieveEval struct {
 	spec                             retrieverSpec
 	pool, load, save, format, rerank string
+	fuse                             string  // a second retriever, merged by RRF
+	fuseWeight                       float64 // its list's weight
+	fusion                           string  // index.FusionRRF or FusionRelative
 	depth                            int
 	vectorFlags                      bool // a flag of the vector indexes was given
 }
@@ -103,6 +107,14 @@ matrices and scored exhaustively by the question's attention.
 instead of encoding the pool. To search a pool from the command line, build
 an index with "as2 index build" and query it with "as2 search".
 
+--fuse RETRIEVER is hybrid retrieval: a second retriever (bm25, use-lite or a
+model file, over a flat index) also retrieves --depth answers, and the two
+lists are merged: an answer scores the sum over the lists that hold it of w·s,
+w 1 for the --retriever list and --fuse-weight for the --fuse list. s is, by
+--fusion, rrf: reciprocal rank fusion's 1/(60 + rank) (Cormack et al. 2009),
+which needs no score calibration, or relative: the score min-max scaled over
+its list to [0, 1] (Weaviate's relative score fusion).
+
 --rerank adds a reranking stage, the cascade retrieve:--depth → ranker that
 as2 serve's /v1/retrieve runs with "rerank": the --depth answers retrieved
 become one question's candidates, in retrieval order, and the ranker
@@ -112,6 +124,7 @@ ranker's.`,
 		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2 --index hnsw
+  as2 retrieve eval --pool reqa-squad-test.jsonl --fuse use-lite
   as2 retrieve eval --pool reqa-squad-test.jsonl --depth 20 --rerank builtin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -126,6 +139,9 @@ ranker's.`,
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
 	f.StringVar(&c.save, "save-index", "", "write the built index to this file")
 	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question (and reranked, with --rerank)")
+	f.StringVar(&c.fuse, "fuse", "", "hybrid retrieval: a second retriever ("+encoderUsage+"), merged with --retriever's list by reciprocal rank fusion")
+	f.Float64Var(&c.fuseWeight, "fuse-weight", 1, "weight of the --fuse list in the fusion (--retriever's: 1)")
+	f.StringVar(&c.fusion, "fusion", index.FusionRRF, "how --fuse merges the lists: rrf (reciprocal rank fusion) or relative (min-max scaled scores)")
 	f.StringVar(&c.rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+strings.Join(rank.Names, ", ")+") or a model file")
 	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines, and hnsw insertions) at once")
 	f.StringVar(&c.format, "format", "table", "output: table or json")
@@ -142,6 +158,15 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if c.depth < 10 {
 		return fmt.Errorf("--depth %d: want at least 10 (R@10)", c.depth)
 	}
+	if c.fuse != "" && c.fuse == c.spec.name {
+		return fmt.Errorf("--fuse %s: the same retriever as --retriever; fusion needs a second one", c.fuse)
+	}
+	if !(c.fuseWeight > 0 && c.fuseWeight <= 1e3) {
+		return fmt.Errorf("--fuse-weight %v: want more than 0, at most 1000", c.fuseWeight)
+	}
+	if !slices.Contains(index.Fusions, c.fusion) {
+		return fmt.Errorf("--fusion %q: want %s", c.fusion, strings.Join(index.Fusions, " or "))
+	}
 	var rk rank.Ranker
 	if c.rerank != "" {
 		var err error
@@ -154,9 +179,19 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 		return fmt.Errorf("--pool: %w", err)
 	}
 	start := time.Now()
-	r, desc, err := c.build(ctx, pool, stderr)
+	r, desc, err := c.build(ctx, "--retriever", &c.spec, c.vectorFlags, c.load, c.save, pool, stderr)
 	if err != nil {
 		return err
+	}
+	if c.fuse != "" {
+		second := c.spec
+		second.name, second.kind = c.fuse, index.FlatKind
+		r2, desc2, err := c.build(ctx, "--fuse", &second, false, "", "", pool, stderr)
+		if err != nil {
+			return err
+		}
+		r = index.Fused{Retrievers: []index.Retriever{r, r2}, Weights: []float64{1, c.fuseWeight}, Fusion: c.fusion, Depth: c.depth}
+		desc = fmt.Sprintf("%s fusion of %s and %s (weight %g; top %d each)", c.fusion, desc, desc2, c.fuseWeight, c.depth)
 	}
 	if rk != nil {
 		texts := make(map[string]string, len(pool.Answers))
@@ -177,43 +212,44 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	return printRetrieval(stdout, c.format, c.pool, pool, desc, res, built, time.Since(start))
 }
 
-// build returns the retriever --retriever names over pool's answers, and
-// its description.
-func (c *retrieveEval) build(ctx context.Context, pool *reqa.Pool, stderr io.Writer) (index.Retriever, string, error) {
+// build returns the retriever spec names over pool's answers, and its
+// description; flag names spec's flag in errors, vectorFlags says a flag of the vector indexes was given for
+// it, load and save name its index files (if any).
+func (c *retrieveEval) build(ctx context.Context, flag string, spec *retrieverSpec, vectorFlags bool, load, save string, pool *reqa.Pool, stderr io.Writer) (index.Retriever, string, error) {
 	var p *progress
-	if c.spec.name != "bm25" {
+	if spec.name != "bm25" {
 		p = newProgress(stderr, len(pool.Answers), "encoding answers")
 	}
-	o, err := c.spec.open("--retriever", p.step)
+	o, err := spec.open(flag, p.step)
 	if err != nil {
 		return nil, "", err
 	}
-	if o.bm25 != nil && c.vectorFlags {
+	if o.bm25 != nil && vectorFlags {
 		return nil, "", fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --retriever bm25")
 	}
 	var x index.Stored
-	if c.load != "" {
-		kind := c.spec.kind
+	if load != "" {
+		kind := spec.kind
 		if o.bm25 != nil {
 			kind = index.BM25Kind
 		}
-		if x, err = readIndexKind("--load-index", c.load, kind); err != nil {
+		if x, err = readIndexKind("--load-index", load, kind); err != nil {
 			return nil, "", err
 		}
 		// The search-time parameters are the flags', not the file's.
 		switch x := x.(type) {
 		case *index.Binary:
-			x.Rescore = c.spec.rescore
+			x.Rescore = spec.rescore
 		case *index.HNSW:
-			if err := x.SetEfSearch(c.spec.hnsw.EfSearch); err != nil {
+			if err := x.SetEfSearch(spec.hnsw.EfSearch); err != nil {
 				return nil, "", fmt.Errorf("--ef-search: %w", err)
 			}
 		}
 		if x.Len() != len(pool.Answers) {
-			return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", c.load, x.Len(), len(pool.Answers))
+			return nil, "", fmt.Errorf("--load-index %s holds %d answers, the pool %d", load, x.Len(), len(pool.Answers))
 		}
 	} else {
-		if x, err = o.newIndex(&c.spec); err != nil {
+		if x, err = o.newIndex(spec); err != nil {
 			return nil, "", err
 		}
 		start := time.Now()
@@ -226,7 +262,7 @@ func (c *retrieveEval) build(ctx context.Context, pool *reqa.Pool, stderr io.Wri
 			fmt.Fprintf(stderr, "encoded and indexed %d answers in %.0fs\n", x.Len(), time.Since(start).Seconds())
 		}
 	}
-	if err := c.saveIndex(x, stderr); err != nil {
+	if err := saveIndex(save, x, stderr); err != nil {
 		return nil, "", err
 	}
 	r, err := o.retriever(x)
@@ -278,18 +314,19 @@ func vectorRetriever(ctx context.Context, m vectorModel, pool *reqa.Pool, progre
 	return index.NewRetriever[[]float32, []float32](enc, x), nil
 }
 
-func (c *retrieveEval) saveIndex(x io.WriterTo, stderr io.Writer) error {
-	if c.save == "" {
+// saveIndex writes x to path (--save-index) atomically; "" writes nothing.
+func saveIndex(path string, x io.WriterTo, stderr io.Writer) error {
+	if path == "" {
 		return nil
 	}
-	err := writeAtomic(c.save, stderr, func(w io.Writer) error {
+	err := writeAtomic(path, stderr, func(w io.Writer) error {
 		_, err := x.WriteTo(w)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("--save-index: %w", err)
 	}
-	fmt.Fprintf(stderr, "wrote the index to %s\n", c.save)
+	fmt.Fprintf(stderr, "wrote the index to %s\n", path)
 	return nil
 }
 

@@ -61,6 +61,10 @@ func TestRetrieveEval(t *testing.T) {
 		{[]string{"retrieve", "eval", "--pool", squad}, "--pool: " + squad + ":1: not an as2-reqa header"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", "tfidf"}, `--retriever "tfidf": want bm25, use-lite[:PATH] or a model file`},
 		{[]string{"retrieve", "eval", "--pool", pool, "--index", "binary"}, "not --retriever bm25"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "bm25"}, "--fuse bm25: the same retriever as --retriever"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "use-lite", "--fuse-weight", "0"}, "--fuse-weight 0: want more than 0"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "use-lite", "--fusion", "sum"}, `--fusion "sum": want rrf or relative`},
+		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "tfidf"}, `--fuse "tfidf": want bm25, use-lite[:PATH] or a model file`},
 		{[]string{"retrieve", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", "tfidf"}, "--rerank tfidf: unknown ranker"},
@@ -95,9 +99,11 @@ func TestRetrieveUSELite(t *testing.T) {
 		{"--index", "flat", "--save-index", idx},
 		{"--index", "flat", "--load-index", idx},
 		{"--index", "binary", "--rescore", "1"},
+		{"--fuse", "bm25"}, // hybrid: both lists put the gold sentence first
+		{"--fuse", "bm25", "--fusion", "relative", "--fuse-weight", "2"},
 	} {
 		out, err := run(t, append([]string{"retrieve", "eval", "--pool", pool, "--retriever", "use-lite:" + model, "--format", "json"}, args...)...)
-		if err != nil || !strings.Contains(out, `"mrr":1`) {
+		if err != nil || !strings.Contains(out, `"mrr":1`) || args[0] == "--fuse" && !strings.Contains(out, " fusion of use-lite") {
 			t.Errorf("%v: %v\n%s", args, err, out)
 		}
 	}

@@ -27,6 +27,8 @@ const SepID = 2
 
 func init() { encoder.Register(Kind, decode) }
 
+var _ encoder.SentenceHead[float32] = (*Encoder)(nil)
+
 // Encoder is USE-Lite behind the encoder seam (encoder.Encoder and
 // encoder.PairEncoder): its tokenizer, and the token states of its last
 // transformer layer. Params are the model's weights; a model that
@@ -119,6 +121,12 @@ func (e *Encoder) Dim() int { return e.m.cfg.Hidden }
 // Encode implements encoder.Encoder: the last layer's token states.
 func (e *Encoder) Encode(tp *nn.Tape[float32], t encoder.Tokens) *nn.Var[float32] {
 	return e.m.TokenStates(tp, t.IDs)
+}
+
+// Sentence implements encoder.SentenceHead: the graph's sentence head (mean,
+// tanh layer, l2 normalisation) over states from Encode.
+func (e *Encoder) Sentence(tp *nn.Tape[float32], states *nn.Var[float32]) *nn.Var[float32] {
+	return e.m.poolAndProject(tp, states)
 }
 
 // Params implements encoder.Encoder: the weights, until a model adopts

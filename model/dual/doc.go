@@ -19,6 +19,18 @@
 // are each question's negatives. As a rank.Ranker the model scores a
 // question's candidates by the same inner product.
 //
+// # Fine-tuning a pretrained encoder
+//
+// The paper fine-tunes BERT under its towers. Over a transformer encoder
+// with a sentence head of its own (encoder.SentenceHead: USE-Lite's mean,
+// tanh layer and l2 normalisation), Layer "none" with Pool "encoder" makes
+// the towers that head, so an untrained model retrieves exactly as the
+// zero-shot encoder does, and Hyper.FineTune adopts the encoder's weights
+// as the model's (saved as encoder.*) so that training moves them. Unit
+// vectors score in [-1, 1], too flat for the in-batch softmax:
+// Hyper.Scale multiplies the training scores (20, as sentence-embedding
+// training commonly uses).
+//
 // # ENDX (sections 3.3 to 3.5)
 //
 // With Hyper.ENDX, training adds a cross-encoder: its own sequence layer

@@ -3,6 +3,7 @@ package dual
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -17,13 +18,19 @@ import (
 // Name is the architecture's name in flags and model files.
 const Name = "dual"
 
-// Layers lists the sequence layers over the token states.
-var Layers = []string{"rnn", "gru", "lstm", "birnn", "bigru", "bilstm", "transformer"}
+// Layers lists the sequence layers over the token states; "none" hands
+// the encoder's states straight to the aggregator (a fine-tuned
+// transformer encoder needs no layer of its own).
+var Layers = []string{"rnn", "gru", "lstm", "birnn", "bigru", "bilstm", "transformer", LayerNone}
+
+// LayerNone is the empty sequence layer.
+const LayerNone = "none"
 
 // The aggregators.
 const (
 	PoolAttention = "attention" // multi-hop self-attention (Lin et al. 2017)
 	PoolMean      = "mean"
+	PoolEncoder   = "encoder" // the encoder's own sentence head (encoder.SentenceHead)
 )
 
 // MaxLen is the most tokens a transformer tower reads; longer sentences
@@ -33,16 +40,22 @@ const MaxLen = 512
 // Hyper are the hyperparameters, saved in the model file.
 type Hyper struct {
 	Layer       string  `json:"layer"`        // one of Layers
-	Hidden      int     `json:"hidden"`       // RNN size per direction, or the transformer's width
+	Hidden      int     `json:"hidden"`       // RNN size per direction, or the transformer's width; with LayerNone the encoder's width
 	TLayers     int     `json:"t_layers"`     // transformer layers (the paper: 2)
 	Heads       int     `json:"heads"`        // transformer self-attention heads
 	Shared      bool    `json:"shared"`       // one tower for questions and answers
-	Pool        string  `json:"pool"`         // PoolAttention or PoolMean
+	Pool        string  `json:"pool"`         // PoolAttention, PoolMean or PoolEncoder
 	Hops        int     `json:"hops"`         // r, attention hops (Lin et al.)
 	AttnHidden  int     `json:"attn_hidden"`  // d_a, the attention's hidden size
 	Penalty     float64 `json:"penalty"`      // coefficient of Lin's ‖AAᵀ − I‖²_F; 0: none
 	WordDropout float64 `json:"word_dropout"` // dropout on the token states, in training
 	Encoder     string  `json:"encoder"`      // the encoder's kind
+	FineTune    bool    `json:"fine_tune"`    // train the encoder's weights too
+	// Scale multiplies the in-batch inner products in training (Eq. 1 and
+	// GAM's dual distributions; 0 means 1). Unit vectors, such as
+	// USE-Lite's head gives, score in [-1, 1], too flat a softmax without
+	// it; ranking does not depend on it.
+	Scale float64 `json:"scale,omitempty"`
 
 	// ENDX (sections 3.3-3.5): the cross-encoder and GAM, in training.
 	ENDX       bool    `json:"endx"`
@@ -94,8 +107,10 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("transformer layers %d: want 1 to 24", h.TLayers)
 	case h.Layer == "transformer" && (h.Heads < 1 || h.Hidden%h.Heads != 0):
 		return fmt.Errorf("transformer heads %d: want a divisor of the width %d", h.Heads, h.Hidden)
-	case h.Pool != PoolAttention && h.Pool != PoolMean:
-		return fmt.Errorf("pool %q: want attention or mean", h.Pool)
+	case h.Pool != PoolAttention && h.Pool != PoolMean && h.Pool != PoolEncoder:
+		return fmt.Errorf("pool %q: want attention, mean or encoder", h.Pool)
+	case h.Pool == PoolEncoder && h.Layer != LayerNone:
+		return fmt.Errorf("pool encoder reads the encoder's own states: it needs layer none, not %s", h.Layer)
 	case h.Pool == PoolAttention && (h.Hops < 1 || h.Hops > 64):
 		return fmt.Errorf("hops %d: want 1 to 64", h.Hops)
 	case h.Pool == PoolAttention && (h.AttnHidden < 1 || h.AttnHidden > 4096):
@@ -104,6 +119,8 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("penalty %v: want 0 to 1000", h.Penalty)
 	case !(h.WordDropout >= 0 && h.WordDropout < 1):
 		return fmt.Errorf("word dropout %v: want [0, 1)", h.WordDropout)
+	case !(h.Scale >= 0 && h.Scale <= 1e4):
+		return fmt.Errorf("scale %v: want 0 to 10000 (0: 1)", h.Scale)
 	case !(h.Ramp >= 0 && h.Ramp <= 1e3):
 		return fmt.Errorf("ramp %v: want 0 to 1000 epochs", h.Ramp)
 	}
@@ -146,6 +163,9 @@ type seqLayer[T nn.Float] struct {
 }
 
 func newSeqLayer[T nn.Float](h Hyper, ps *nn.Params[T], name string, in int, r *rand.Rand) (*seqLayer[T], error) {
+	if h.Layer == LayerNone {
+		return &seqLayer[T]{}, nil
+	}
 	if h.Layer != "transformer" {
 		l, err := nn.NewRecurrent(h.Layer, ps, name+"."+h.Layer, in, h.Hidden, r)
 		if err != nil {
@@ -163,23 +183,32 @@ func newSeqLayer[T nn.Float](h Hyper, ps *nn.Params[T], name string, in int, r *
 
 // forward maps the token states x [L, in] to [L, width].
 func (s *seqLayer[T]) forward(tp *nn.Tape[T], x *nn.Var[T]) *nn.Var[T] {
-	if s.rnn != nil {
+	switch {
+	case s.rnn != nil:
 		return s.rnn.Forward(tp, x)
+	case s.tr == nil:
+		return x // LayerNone
 	}
 	l := x.Value.Rows()
 	y := tp.AddPositions(s.in.Forward(tp, x), tp.Const(s.pe), l)
 	return s.tr.Forward(tp, y, nn.AttentionMask{})
 }
 
-// pooler is the aggregator: multi-hop self-attention or the mean.
+// pooler is the aggregator: multi-hop self-attention, the mean, or the
+// encoder's sentence head.
 type pooler[T nn.Float] struct {
 	hops   int
 	s1, s2 *nn.Linear[T] // W_s1 [d, d_a], W_s2 [d_a, r]; nil for the mean
+	head   encoder.SentenceHead[T]
 }
 
-func newPooler[T nn.Float](h Hyper, ps *nn.Params[T], name string, r *rand.Rand) *pooler[T] {
-	if h.Pool == PoolMean {
+func newPooler[T nn.Float](h Hyper, ps *nn.Params[T], name string, enc encoder.Encoder[T], r *rand.Rand) *pooler[T] {
+	switch h.Pool {
+	case PoolMean:
 		return &pooler[T]{}
+	case PoolEncoder:
+		head, _ := enc.(encoder.SentenceHead[T]) // newNet checked
+		return &pooler[T]{head: head}
 	}
 	return &pooler[T]{hops: h.Hops,
 		s1: nn.NewLinear(ps, name+".ws1", h.width(), h.AttnHidden, false, r),
@@ -189,7 +218,10 @@ func newPooler[T nn.Float](h Hyper, ps *nn.Params[T], name string, r *rand.Rand)
 // forward aggregates the states x [L, d] into a vector [Dim] and, with
 // penalty set, Lin et al.'s penalty ‖AAᵀ − I‖²_F [1] (nil otherwise).
 func (p *pooler[T]) forward(tp *nn.Tape[T], x *nn.Var[T], penalty bool) (vec, pen *nn.Var[T]) {
-	if p.s1 == nil {
+	switch {
+	case p.head != nil:
+		return p.head.Sentence(tp, x), nil
+	case p.s1 == nil:
 		return tp.MeanPool(x), nil
 	}
 	_, d := x.Value.Dims()
@@ -213,8 +245,10 @@ type tower[T nn.Float] struct {
 	pool *pooler[T]
 }
 
-// sentence is a prepared sentence: the encoder is not fine-tuned, so a
-// network encoder's token states are computed once (encoder.Freeze).
+// sentence is a prepared sentence: unless the encoder is fine-tuned, a
+// network encoder's token states are computed once (encoder.Freeze; a
+// fine-tuned encoder's weights are the model's, so Freeze leaves its
+// states to each pass).
 type sentence[T nn.Float] = encoder.Frozen[T]
 
 // net is the network at float type T: float32 to rank and train, float64
@@ -238,8 +272,14 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 	if kind := enc.Spec().Kind; h.Encoder != kind {
 		return nil, fmt.Errorf("hyperparameters name encoder %q, the model has a %s encoder", h.Encoder, kind)
 	}
+	if h.Layer == LayerNone {
+		h.Hidden = enc.Dim()
+	}
 	if err := h.validate(); err != nil {
 		return nil, err
+	}
+	if _, ok := enc.(encoder.SentenceHead[T]); h.Pool == PoolEncoder && !ok {
+		return nil, fmt.Errorf("pool encoder: the %s encoder has no sentence head (use-lite has one)", enc.Spec().Kind)
 	}
 	n := &net[T]{hyper: h, enc: enc, ps: nn.NewParams[T]()}
 	rng := nn.NewRNG(seed)
@@ -249,7 +289,7 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &tower[T]{seq: s, pool: newPooler[T](h, n.ps, name+".pool", rng)}, nil
+		return &tower[T]{seq: s, pool: newPooler(h, n.ps, name+".pool", enc, rng)}, nil
 	}
 	if h.Shared {
 		if n.q, err = newTower("dual"); err != nil {
@@ -265,9 +305,22 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 		}
 	}
 	if h.ENDX {
-		if n.x, err = newCross(h, n.ps, enc.Dim(), rng); err != nil {
+		if n.x, err = newCross(h, n.ps, enc, rng); err != nil {
 			return nil, err
 		}
+	}
+	if h.FineTune {
+		if enc.Params().Count() == 0 {
+			return nil, fmt.Errorf("fine-tuning: the %s encoder has no weights to train", enc.Spec().Kind)
+		}
+		// The encoder's weights become the model's (saved as encoder.*),
+		// so training updates them and Freeze no longer caches states.
+		if err := n.ps.Adopt(encoder.TensorPrefix, enc.Params()); err != nil {
+			return nil, err
+		}
+	}
+	if n.ps.Count() == 0 {
+		return nil, fmt.Errorf("layer none with pool %s has no weights to train: fine-tune the encoder or add a layer", h.Pool)
 	}
 	return n, nil
 }
@@ -329,6 +382,10 @@ func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var
 		pens = appendNonNil(pens, pq, pa)
 	}
 	qd, ad := tp.Stack(qs...), tp.Stack(as...)
+	if s := h.Scale; s > 0 && s != 1 {
+		// Every dual inner product, in Eq. 1 and in GAM, scaled by s.
+		qd, ad = tp.Scale(qd, math.Sqrt(s)), tp.Scale(ad, math.Sqrt(s))
+	}
 	loss := lossOf(tp.MatMulT(qd, ad)) // L_dual, Eq. 1
 	if n.x != nil {
 		qc, ac, xp := n.x.embed(tp, n, batch)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,11 @@ func TestValidate(t *testing.T) {
 		{"alpha", func(h *Hyper) { h.AlphaQQ = -1 }, "loss weight"},
 		{"ramp", func(h *Hyper) { h.Ramp = math.Inf(1) }, "ramp"},
 		{"encoder", func(h *Hyper) { h.Encoder = "use-lite" }, "encoder"},
+		{"pool encoder over a layer", func(h *Hyper) { h.Pool = PoolEncoder }, "needs layer none"},
+		{"no sentence head", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolEncoder }, "static encoder has no sentence head"},
+		{"nothing to fine-tune", func(h *Hyper) { h.FineTune = true }, "no weights to train"},
+		{"scale", func(h *Hyper) { h.Scale = -1 }, "scale"},
+		{"nothing to train", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolMean }, "no weights to train"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := RecipeHyper()
@@ -260,4 +266,77 @@ func TestUSELiteEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	nntest.Close(t, "scores", got, want, 1e-6)
+}
+
+// TestUSELiteFineTune checks the fine-tuned USE-Lite dual encoder: before
+// training its vectors are USE-Lite's own sentence vectors (the zero-shot
+// retriever's), a training step moves the encoder's weights, and a model
+// file keeps the moved weights.
+func TestUSELiteFineTune(t *testing.T) {
+	ctx := context.Background()
+	enc := tinydata.USELite(t, 1)
+	texts := []string{"Who wrote Hamlet?", "Hamlet is a tragedy."}
+	zeroShot := enc.Embed(texts)
+	h := RecipeHyper()
+	h.Layer, h.Pool, h.FineTune, h.Scale, h.Encoder = LayerNone, PoolEncoder, true, 20, ""
+	m, err := New(h, enc, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc.Params().Count() != 0 || m.Params().Count() == 0 {
+		t.Fatalf("the model did not adopt the encoder's weights: encoder %d, model %d", enc.Params().Count(), m.Params().Count())
+	}
+	for _, question := range []bool{true, false} {
+		got, err := m.Encode(ctx, texts, question, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range texts {
+			nntest.Close(t, texts[i], got[i], zeroShot[i], 1e-6)
+		}
+	}
+	var batch []model.PairInput
+	for _, p := range tinyPairs() {
+		batch = append(batch, m.PreparePair(model.Pair{Question: p[0], Answer: p[1]}))
+	}
+	g := m.ps.NewGrads()
+	tp := nn.NewTape(g, 1)
+	tp.SetTrain(true)
+	l, err := m.InBatchLoss(tp, batch, model.InBatchSoftmax, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp.Backward(l)
+	moved := 0
+	for _, p := range m.ps.All() {
+		for i, d := range g.Of(p).Data {
+			if d != 0 && strings.HasPrefix(p.Name, "encoder.") {
+				moved++
+			}
+			p.Value.Data[i] -= 0.1 * d
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no gradient reached the encoder's weights")
+	}
+	var buf bytes.Buffer
+	if err := model.Write(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Encode(ctx, texts, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := back.(*Model).Encode(ctx, texts, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nntest.Close(t, "reloaded", got[1], want[1], 1e-6)
+	if slices.Equal(want[1], zeroShot[1]) {
+		t.Error("the step left the answer vector where it was")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/nn"
 )
 
@@ -18,7 +19,8 @@ type cross[T nn.Float] struct {
 	qPool, aPool *pooler[T]
 }
 
-func newCross[T nn.Float](h Hyper, ps *nn.Params[T], in int, rng *rand.Rand) (*cross[T], error) {
+func newCross[T nn.Float](h Hyper, ps *nn.Params[T], enc encoder.Encoder[T], rng *rand.Rand) (*cross[T], error) {
+	in := enc.Dim()
 	c := &cross[T]{}
 	var err error
 	if c.qSeq, err = newSeqLayer[T](h, ps, "cross.question", in, rng); err != nil {
@@ -36,7 +38,7 @@ func newCross[T nn.Float](h Hyper, ps *nn.Params[T], in int, rng *rand.Rand) (*c
 		norm.Eps = 1e-6
 		return nn.NewMultiHeadAttention(ps, name+".attn", d, h.CrossHeads, rng),
 			nn.NewFeedForward(ps, name+".ffn", d, 2*d, nn.ActGELU, rng), norm,
-			newPooler[T](h, ps, name+".pool", rng)
+			newPooler(h, ps, name+".pool", enc, rng)
 	}
 	c.qAttn, c.qFFN, c.qNorm, c.qPool = side("cross.refine_question")
 	c.aAttn, c.aFFN, c.aNorm, c.aPool = side("cross.refine_answer")

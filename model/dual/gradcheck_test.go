@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
@@ -21,7 +22,7 @@ func TestGradOps(t *testing.T) {
 		return func(ps *nn.Params[float64], rng *rand.Rand) nntest.Forward {
 			h := RecipeHyper()
 			h.Layer, h.Hidden, h.Hops, h.AttnHidden = "lstm", 4, 3, 5
-			p := newPooler[float64](h, ps, "pool", rng)
+			p := newPooler[float64](h, ps, "pool", nil, rng)
 			return func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
 				v, pen := p.forward(tp, in[0], penalty)
 				if pen != nil {
@@ -169,5 +170,66 @@ func TestStopGrad(t *testing.T) {
 	}
 	if !crossMoved {
 		t.Error("GAM gives the cross side no gradient even without the stop")
+	}
+}
+
+// headEncoder is a float64 encoder with weights and a sentence head, for
+// the gradient checks of fine-tuning: the static vectors through a linear
+// layer, and USE-Lite's kind of head (the mean, a tanh layer, l2
+// normalisation).
+type headEncoder struct {
+	*encoder.Static[float64]
+	ps         *nn.Params[float64]
+	proj, head *nn.Linear[float64]
+}
+
+func newHeadEncoder(t *testing.T) *headEncoder {
+	s := tinydata.Static[float64](t)
+	e := &headEncoder{Static: s, ps: nn.NewParams[float64]()}
+	rng := nn.NewRNG(5)
+	e.proj = nn.NewLinear(e.ps, "proj", s.Dim(), s.Dim(), true, rng)
+	e.head = nn.NewLinear(e.ps, "head", s.Dim(), s.Dim(), true, rng)
+	return e
+}
+
+func (e *headEncoder) Encode(tp *nn.Tape[float64], t encoder.Tokens) *nn.Var[float64] {
+	return e.proj.Forward(tp, e.Static.Encode(tp, t))
+}
+
+func (e *headEncoder) Params() *nn.Params[float64] { return e.ps }
+
+func (e *headEncoder) Sentence(tp *nn.Tape[float64], x *nn.Var[float64]) *nn.Var[float64] {
+	return tp.RowNormalize(tp.Tanh(e.head.Forward(tp, tp.MeanPool(x))))
+}
+
+// TestGradientsFineTune checks the fine-tuned encoder's gradients: the
+// encoder's own weights (adopted as encoder.*) and its sentence head,
+// under the in-batch scale, alone and with ENDX.
+func TestGradientsFineTune(t *testing.T) {
+	for name, edit := range map[string]func(h *Hyper){
+		"dual": func(h *Hyper) {},
+		"endx": func(h *Hyper) { h.ENDX, h.CrossHeads, h.Ramp = true, 2, 0 },
+	} {
+		h := RecipeHyper()
+		h.Layer, h.Pool, h.FineTune, h.Scale = LayerNone, PoolEncoder, true, 3
+		edit(&h)
+		n, err := newNet[float64](h, newHeadEncoder(t), 3)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		if n.ps.Get(encoder.TensorPrefix+"proj.weight") == nil {
+			t.Fatalf("%s: the encoder's weights were not adopted: %v", name, n.ps.All())
+		}
+		var batch []*pair[float64]
+		for _, p := range tinyPairs() {
+			batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+		}
+		if batch[0].q.States != nil {
+			t.Fatalf("%s: a fine-tuned encoder's states were frozen", name)
+		}
+		nntest.CheckParams(t, name, n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
+			tp.SetTrain(true)
+			return n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, s) }, 2)
+		})
 	}
 }

@@ -26,7 +26,16 @@ the cross to the dual in-batch neighbour distributions a|q, q|a, q|q, a|a
 (--gam-aq, --gam-qa, --gam-qq, --gam-aa; 0 drops a term, the Table 5
 ablation) ramped over --gam-ramp epochs, in the loss
 --alpha-dual·L_dual + --alpha-cross·L_cross + --alpha-ga·L_ga.
---gam-stop-grad keeps GAM's gradient out of the cross side.`,
+--gam-stop-grad keeps GAM's gradient out of the cross side.
+
+Over a transformer encoder, --layer none --pool encoder uses the encoder's own
+sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
+--fine-tune trains the encoder's weights with the rest: USE-Lite fine-tuned is
+
+  as2 train --arch dual --encoder use-lite --layer none --pool encoder \
+    --fine-tune --scale 20 --lr 2e-5 --epochs 1 --dataset wikiqa ...
+
+--scale multiplies the in-batch scores, which unit vectors keep in [-1, 1].`,
 		Recipe:   RecipeHyper,
 		Paper:    PaperHyper,
 		Flags:    flags,
@@ -38,6 +47,9 @@ ablation) ramped over --gam-ramp epochs, in the loss
 			s := fmt.Sprintf("%s, %s pool", h.Layer, h.Pool)
 			if h.Shared {
 				s += ", shared"
+			}
+			if h.FineTune {
+				s += ", encoder fine-tuned"
 			}
 			if h.ENDX {
 				s = "ENDX " + s
@@ -54,11 +66,13 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.IntVar(&h.TLayers, "t-layers", h.TLayers, "transformer layers (the paper: 2)")
 	fs.IntVar(&h.Heads, "heads", h.Heads, "transformer self-attention heads")
 	fs.BoolVar(&h.Shared, "shared", h.Shared, "one tower for questions and answers (else two)")
-	fs.StringVar(&h.Pool, "pool", h.Pool, "aggregator: attention (multi-hop self-attention, Lin et al. 2017) or mean")
+	fs.StringVar(&h.Pool, "pool", h.Pool, "aggregator: attention (multi-hop self-attention, Lin et al. 2017), mean, or encoder (the encoder's own sentence head; needs --layer none)")
 	fs.IntVar(&h.Hops, "hops", h.Hops, "attention hops r; the vector is the r hops' outputs concatenated")
 	fs.IntVar(&h.AttnHidden, "attention-hidden", h.AttnHidden, "attention hidden size d_a")
 	fs.Float64Var(&h.Penalty, "penalty", h.Penalty, "coefficient of Lin et al.'s penalty ‖AAᵀ − I‖² (0: none)")
 	fs.Float64Var(&h.WordDropout, "word-dropout", h.WordDropout, "dropout on the token states")
+	fs.BoolVar(&h.FineTune, "fine-tune", h.FineTune, "train the encoder's weights too (a transformer encoder such as use-lite; use a low --lr)")
+	fs.Float64Var(&h.Scale, "scale", h.Scale, "multiply the in-batch scores in training (for unit vectors, e.g. 20; 0: 1)")
 	fs.BoolVar(&h.ENDX, "endx", h.ENDX, "train with ENDX's cross-encoder and GAM (ENDX paper §3.3-3.5)")
 	fs.IntVar(&h.CrossHeads, "cross-heads", h.CrossHeads, "cross-attention heads (the paper: 12; must divide the tower's width)")
 	fs.Float64Var(&h.AlphaDual, "alpha-dual", h.AlphaDual, "ENDX: weight of L_dual (Eq. 13)")

@@ -1,0 +1,99 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// RRFK is reciprocal rank fusion's constant, Cormack et al.'s 60.
+const RRFK = 60
+
+// The fusions of Fused.
+const (
+	FusionRRF      = "rrf"      // reciprocal rank fusion: ranks only
+	FusionRelative = "relative" // relative score fusion: min-max scaled scores
+)
+
+// Fusions lists the fusions.
+var Fusions = []string{FusionRRF, FusionRelative}
+
+// Fused is hybrid retrieval: the Depth best answers of each of Retrievers
+// (BM25's lexical match and a dual encoder's, say), merged into one list.
+// An answer's score is Σ w·s over the lists that hold it, w the list's
+// weight (1 unless Weights says) and s, by Fusion:
+//
+//   - FusionRRF (the default), reciprocal rank fusion (Cormack, Clarke and
+//     Büttcher 2009): 1/(K + rank), rank counted from 1. It reads ranks,
+//     not scores, so BM25's unbounded scores and a dual encoder's inner
+//     products mix without calibration.
+//   - FusionRelative, relative score fusion (as Weaviate's hybrid search
+//     has it): the score min-max scaled over its list to [0, 1]. It keeps
+//     how far apart a list's answers are, which ranks lose.
+type Fused struct {
+	Retrievers []Retriever
+	Weights    []float64 // one per retriever; nil: all 1
+	Fusion     string    // FusionRRF when ""
+	Depth      int
+	K          float64 // RRFK when 0
+}
+
+// Retrieve implements Retriever: the k best of the merged lists. Equal
+// scores keep the order in which the lists first name their answers (the
+// first retriever's first).
+func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, error) {
+	c := f.K
+	if c == 0 {
+		c = RRFK
+	}
+	if f.Weights != nil && len(f.Weights) != len(f.Retrievers) {
+		return nil, fmt.Errorf("fusion: %d weights for %d retrievers", len(f.Weights), len(f.Retrievers))
+	}
+	if f.Fusion != "" && !slices.Contains(Fusions, f.Fusion) {
+		return nil, fmt.Errorf("fusion %q: want rrf or relative", f.Fusion)
+	}
+	score := map[string]float64{}
+	var order []string
+	for i, r := range f.Retrievers {
+		w := 1.0
+		if f.Weights != nil {
+			w = f.Weights[i]
+		}
+		hits, err := r.Retrieve(ctx, question, f.Depth)
+		if err != nil {
+			return nil, fmt.Errorf("fused retriever %d: %w", i+1, err)
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, h := range hits {
+			lo, hi = min(lo, h.Score), max(hi, h.Score)
+		}
+		for rank, h := range hits {
+			if _, seen := score[h.ID]; !seen {
+				order = append(order, h.ID)
+			}
+			s := 1 / (c + float64(rank+1))
+			if f.Fusion == FusionRelative {
+				s = 1 // a list of equal scores
+				if hi > lo {
+					s = (h.Score - lo) / (hi - lo)
+				}
+			}
+			score[h.ID] += w * s
+		}
+	}
+	out := make([]Hit, len(order))
+	for i, id := range order {
+		out[i] = Hit{ID: id, Score: score[id]}
+	}
+	slices.SortStableFunc(out, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return out[:min(k, len(out))], nil
+}
