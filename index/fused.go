@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -86,14 +87,6 @@ func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, err
 	for i, id := range order {
 		out[i] = Hit{ID: id, Score: score[id]}
 	}
-	slices.SortStableFunc(out, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return out[:min(k, len(out))], nil
 }

@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"bytes"
 	"context"
 	"reflect"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/internal/testkit/modelfile"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
@@ -112,14 +112,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("Describe or Training")
 	}
 	// Written and read back through the registry, it scores the same.
-	var buf bytes.Buffer
-	if err := model.Write(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := model.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := modelfile.RoundTrip(t, m)
 	q := tinydata.Question()
 	want, _ := m.Score(context.Background(), q)
 	got, err := back.Score(context.Background(), q)

@@ -6,6 +6,7 @@
 #   scripts/reqa-table.sh CONDITION [seeds] [extra as2 train flags...]
 #   scripts/reqa-table.sh test-half 3      # trained with SQuAD's train half; the test half's pool
 #   ONLY='LSTM' scripts/reqa-table.sh full 3   # trained without SQuAD; the full pool
+#   ONLY='gam-' scripts/reqa-table.sh test-half 1   # the GAM ablation (Table 5), one seed
 #
 # Conditions (the two):
 #   test-half  train on WikiQA train, TrecQA TRAIN-ALL and SQuAD v1.1 dev's

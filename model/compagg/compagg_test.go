@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/internal/testkit/modelfile"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
@@ -63,14 +64,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if err != nil || len(want) != 4 {
 				t.Fatal(want, err)
 			}
-			var buf bytes.Buffer
-			if err := model.Write(&buf, m); err != nil {
-				t.Fatal(err)
-			}
-			back, err := model.Read(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			back := modelfile.RoundTrip(t, m)
 			if got, err := back.Score(context.Background(), q); err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("scores %v after loading, %v before", got, want)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/internal/testkit/modelfile"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
@@ -88,14 +89,7 @@ func TestScoresAndRoundTrip(t *testing.T) {
 			}
 			nntest.Close(t, "training pass", trs, inf, 1e-5)
 
-			var buf bytes.Buffer
-			if err := model.Write(&buf, m); err != nil {
-				t.Fatal(err)
-			}
-			back, err := model.Read(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			back := modelfile.RoundTrip(t, m)
 			nntest.Close(t, "read back", scores(t, back, q), scores(t, m, q), 1e-6)
 			if back.Config().Params != m.Params().Count() || back.Config().Architecture != Name {
 				t.Errorf("config %+v", back.Config())

@@ -1,7 +1,6 @@
 package dual
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/internal/testkit/modelfile"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
@@ -207,14 +207,7 @@ func TestSaveLoad(t *testing.T) {
 	ctx := context.Background()
 	for name, h := range tinyHypers() {
 		m := tiny(t, h, 7)
-		var buf bytes.Buffer
-		if err := model.Write(&buf, m); err != nil {
-			t.Fatal(name, err)
-		}
-		back, err := model.Read(&buf)
-		if err != nil {
-			t.Fatal(name, err)
-		}
+		back := modelfile.RoundTrip(t, m)
 		got, ok := back.(*Model)
 		if !ok {
 			t.Fatalf("%s: read a %T", name, back)
@@ -251,14 +244,7 @@ func TestUSELiteEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp.Backward(l)
-	var buf bytes.Buffer
-	if err := model.Write(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := model.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := modelfile.RoundTrip(t, m)
 	q := tinydata.Question()
 	want, _ := m.Score(context.Background(), q)
 	got, err := back.Score(context.Background(), q)
@@ -319,14 +305,7 @@ func TestUSELiteFineTune(t *testing.T) {
 	if moved == 0 {
 		t.Fatal("no gradient reached the encoder's weights")
 	}
-	var buf bytes.Buffer
-	if err := model.Write(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := model.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := modelfile.RoundTrip(t, m)
 	want, err := m.Encode(ctx, texts, false, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,12 @@
 package sentcos
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"testing"
 
+	"github.com/as2/as2/internal/testkit/modelfile"
 	"github.com/as2/as2/internal/testkit/tinydata"
-	"github.com/as2/as2/model"
 )
 
 // The zero-shot ranker scores by cosine (in [-1, 1], 1 for the question
@@ -32,14 +31,7 @@ func TestScoreAndRoundTrip(t *testing.T) {
 			t.Errorf("score %v is not a cosine", s)
 		}
 	}
-	var buf bytes.Buffer
-	if err := model.Write(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := model.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := modelfile.RoundTrip(t, m)
 	again, err := back.Score(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
