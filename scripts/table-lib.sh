@@ -16,6 +16,9 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.1f", (N
 # then nothing is run). It then calls `ROW LABEL LINE...` with the row's
 # lines; the label says how many seeds a row has when it has fewer than
 # SEEDS. Rows with no runs are left out.
+# run_line RUNS NAME SEED prints the last line of RUNS for that row and seed.
+run_line() { awk -F'\t' -v n="$2" -v s="$3" '$1 == n && $2 == s' "$1" | tail -n 1; }
+
 each_row() {
   local variants=$1 seeds=$2 runs=$3 row=$4 v name flags seed found label
   local -a lines
@@ -28,10 +31,12 @@ each_row() {
     fi
     lines=()
     for seed in $(seq 1 "$seeds"); do
-      found=$(awk -F'\t' -v n="$name" -v s="$seed" '$1 == n && $2 == s' "$runs" | tail -n 1)
+      found=$(run_line "$runs" "$name" "$seed")
       if [ -z "$found" ] && [ -z "${REPORT:-}" ]; then
         run "$name" "$flags" "$seed" </dev/null
-        found=$(tail -n 1 "$runs")
+        # Looked up again, not the file's last line: another table may
+        # append to the same runs file meanwhile.
+        found=$(run_line "$runs" "$name" "$seed")
       fi
       if [ -n "$found" ]; then
         lines+=("$found")
