@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // RRFK is reciprocal rank fusion's constant, Cormack et al.'s 60.
@@ -52,7 +53,7 @@ func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, err
 		return nil, fmt.Errorf("fusion: %d weights for %d retrievers", len(f.Weights), len(f.Retrievers))
 	}
 	if f.Fusion != "" && !slices.Contains(Fusions, f.Fusion) {
-		return nil, fmt.Errorf("fusion %q: want rrf or relative", f.Fusion)
+		return nil, fmt.Errorf("fusion %q: want %s", f.Fusion, strings.Join(Fusions, " or "))
 	}
 	score := map[string]float64{}
 	var order []string

@@ -76,7 +76,7 @@ func newRetrieveCmd() *cobra.Command {
 type retrieveEval struct {
 	spec                             retrieverSpec
 	pool, load, save, format, rerank string
-	fuse                             string  // a second retriever, merged by RRF
+	fuse                             string  // a second retriever, merged by --fusion
 	fuseWeight                       float64 // its list's weight
 	fusion                           string  // index.FusionRRF or FusionRelative
 	depth                            int
@@ -139,7 +139,7 @@ ranker's.`,
 	f.StringVar(&c.load, "load-index", "", "read the index from this file instead of building it")
 	f.StringVar(&c.save, "save-index", "", "write the built index to this file")
 	f.IntVar(&c.depth, "depth", 100, "answers retrieved per question (and reranked, with --rerank)")
-	f.StringVar(&c.fuse, "fuse", "", "hybrid retrieval: a second retriever ("+encoderUsage+"), merged with --retriever's list by reciprocal rank fusion")
+	f.StringVar(&c.fuse, "fuse", "", "hybrid retrieval: a second retriever ("+encoderUsage+"), merged with --retriever's list as --fusion says")
 	f.Float64Var(&c.fuseWeight, "fuse-weight", 1, "weight of the --fuse list in the fusion (--retriever's: 1)")
 	f.StringVar(&c.fusion, "fusion", index.FusionRRF, "how --fuse merges the lists: rrf (reciprocal rank fusion) or relative (min-max scaled scores)")
 	f.StringVar(&c.rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+strings.Join(rank.Names, ", ")+") or a model file")
@@ -179,14 +179,14 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 		return fmt.Errorf("--pool: %w", err)
 	}
 	start := time.Now()
-	r, desc, err := c.build(ctx, "--retriever", &c.spec, c.vectorFlags, c.load, c.save, pool, stderr)
+	r, desc, err := buildRetriever(ctx, "--retriever", &c.spec, c.vectorFlags, c.load, c.save, pool, stderr)
 	if err != nil {
 		return err
 	}
 	if c.fuse != "" {
 		second := c.spec
 		second.name, second.kind = c.fuse, index.FlatKind
-		r2, desc2, err := c.build(ctx, "--fuse", &second, false, "", "", pool, stderr)
+		r2, desc2, err := buildRetriever(ctx, "--fuse", &second, false, "", "", pool, stderr)
 		if err != nil {
 			return err
 		}
@@ -212,10 +212,11 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	return printRetrieval(stdout, c.format, c.pool, pool, desc, res, built, time.Since(start))
 }
 
-// build returns the retriever spec names over pool's answers, and its
-// description; flag names spec's flag in errors, vectorFlags says a flag of the vector indexes was given for
-// it, load and save name its index files (if any).
-func (c *retrieveEval) build(ctx context.Context, flag string, spec *retrieverSpec, vectorFlags bool, load, save string, pool *reqa.Pool, stderr io.Writer) (index.Retriever, string, error) {
+// buildRetriever returns the retriever spec names over pool's answers, and
+// its description. flag names spec's flag in errors, vectorFlags says that
+// a flag of the vector indexes was given for it, and load and save name
+// its index files ("": none).
+func buildRetriever(ctx context.Context, flag string, spec *retrieverSpec, vectorFlags bool, load, save string, pool *reqa.Pool, stderr io.Writer) (index.Retriever, string, error) {
 	var p *progress
 	if spec.name != "bm25" {
 		p = newProgress(stderr, len(pool.Answers), "encoding answers")

@@ -33,7 +33,7 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
 --fine-tune trains the encoder's weights with the rest: USE-Lite fine-tuned is
 
   as2 train --arch dual --encoder use-lite --layer none --pool encoder \
-    --fine-tune --scale 20 --lr 2e-5 --epochs 1 --dataset wikiqa ...
+    --fine-tune --scale 20 --lr 2e-5 --epochs 2 --dataset wikiqa ...
 
 --scale multiplies the in-batch scores, which unit vectors keep in [-1, 1].`,
 		Recipe:   RecipeHyper,
