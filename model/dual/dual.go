@@ -340,10 +340,10 @@ func (n *net[T]) tokens(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
 	return tp.Dropout(x, n.hyper.WordDropout)
 }
 
-// embed is a tower's vector [Dim] of s and, in training with a penalty,
-// Lin's penalty [1].
-func (n *net[T]) embed(tp *nn.Tape[T], t *tower[T], s sentence[T], penalty bool) (vec, pen *nn.Var[T]) {
-	return t.pool.forward(tp, t.seq.forward(tp, n.tokens(tp, s)), penalty && n.hyper.Penalty > 0)
+// embed is a tower's vector [Dim] of a sentence's token states x (from
+// tokens) and, in training with a penalty, Lin's penalty [1].
+func (n *net[T]) embed(tp *nn.Tape[T], t *tower[T], x *nn.Var[T], penalty bool) (vec, pen *nn.Var[T]) {
+	return t.pool.forward(tp, t.seq.forward(tp, x), penalty && n.hyper.Penalty > 0)
 }
 
 // input is a question prepared for ranking its candidates.
@@ -354,9 +354,9 @@ func (n *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q
 // forward scores the candidates by the inner product of their vectors with
 // the question's (section 3.2); infer spreads them over the cores.
 func (n *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) *nn.Var[T] {
-	qv, _ := n.embed(tp, n.q, in.Text, false)
+	qv, _ := n.embed(tp, n.q, n.tokens(tp, in.Text), false)
 	cands := n.rows.StackRows(tp, len(in.Candidates), infer, func(tp *nn.Tape[T], i int) *nn.Var[T] {
-		v, _ := n.embed(tp, n.a, in.Candidates[i], false)
+		v, _ := n.embed(tp, n.a, n.tokens(tp, in.Candidates[i]), false)
 		return v
 	})
 	return tp.Reshape(tp.MatMulT(cands, tp.Reshape(qv, 1, qv.Value.Len())), len(in.Candidates))
@@ -373,12 +373,16 @@ type pair[T nn.Float] struct {
 func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var[T]) *nn.Var[T], epoch float64) *nn.Var[T] {
 	h := n.hyper
 	b := len(batch)
+	// Each sentence is encoded once, for the dual side and the cross
+	// side alike: a fine-tuned encoder is most of a step's work.
+	qx, ax := make([]*nn.Var[T], b), make([]*nn.Var[T], b)
 	qs, as := make([]*nn.Var[T], b), make([]*nn.Var[T], b)
 	var pens []*nn.Var[T]
 	for i, p := range batch {
 		var pq, pa *nn.Var[T]
-		qs[i], pq = n.embed(tp, n.q, p.q, true)
-		as[i], pa = n.embed(tp, n.a, p.a, true)
+		qx[i], ax[i] = n.tokens(tp, p.q), n.tokens(tp, p.a)
+		qs[i], pq = n.embed(tp, n.q, qx[i], true)
+		as[i], pa = n.embed(tp, n.a, ax[i], true)
 		pens = appendNonNil(pens, pq, pa)
 	}
 	qd, ad := tp.Stack(qs...), tp.Stack(as...)
@@ -388,7 +392,7 @@ func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var
 	}
 	loss := lossOf(tp.MatMulT(qd, ad)) // L_dual, Eq. 1
 	if n.x != nil {
-		qc, ac, xp := n.x.embed(tp, n, batch)
+		qc, ac, xp := n.x.embed(tp, n.hyper.Penalty > 0, qx, ax)
 		pens = append(pens, xp...)
 		lc := lossOf(tp.MatMulT(qc, ac)) // L_cross, Eq. 5
 		ga := gam(tp, qd, ad, qc, ac, h.gamWeights(epoch), h.StopGrad)
@@ -504,7 +508,7 @@ func (m *Model) Encode(ctx context.Context, texts []string, question bool, progr
 			}
 		})
 		rows, err := m.rows.RowsContext(ctx, len(part), func(tp *nn.Tape[float32], i int) *nn.Var[float32] {
-			v, _ := m.embed(tp, t, ss[i], false)
+			v, _ := m.embed(tp, t, m.tokens(tp, ss[i]), false)
 			return v
 		})
 		if err != nil {

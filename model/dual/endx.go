@@ -54,13 +54,13 @@ func refine[T nn.Float](tp *nn.Tape[T], attn *nn.MultiHeadAttention[T], ffn *nn.
 }
 
 // embed returns the cross-embeddings R_q^cross [B, D] and R_a^cross [B, D]
-// of the batch's matched pairs, and Lin's penalties if any.
-func (c *cross[T]) embed(tp *nn.Tape[T], n *net[T], batch []*pair[T]) (qc, ac *nn.Var[T], pens []*nn.Var[T]) {
-	pen := n.hyper.Penalty > 0
-	qs, as := make([]*nn.Var[T], len(batch)), make([]*nn.Var[T], len(batch))
-	for i, p := range batch {
-		hq := c.qSeq.forward(tp, n.tokens(tp, p.q))
-		ha := c.aSeq.forward(tp, n.tokens(tp, p.a))
+// of the batch's matched pairs, given their token states qx[i] and ax[i],
+// and with pen Lin's penalties.
+func (c *cross[T]) embed(tp *nn.Tape[T], pen bool, qx, ax []*nn.Var[T]) (qc, ac *nn.Var[T], pens []*nn.Var[T]) {
+	qs, as := make([]*nn.Var[T], len(qx)), make([]*nn.Var[T], len(qx))
+	for i := range qx {
+		hq := c.qSeq.forward(tp, qx[i])
+		ha := c.aSeq.forward(tp, ax[i])
 		var pq, pa *nn.Var[T]
 		qs[i], pq = c.qPool.forward(tp, refine(tp, c.qAttn, c.qFFN, c.qNorm, hq, ha), pen)
 		as[i], pa = c.aPool.forward(tp, refine(tp, c.aAttn, c.aFFN, c.aNorm, ha, hq), pen)
