@@ -9,6 +9,9 @@ stat() { printf '%s\n' "$@" | awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=(n>1)?(q
 # median X... prints the median.
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.1f", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
+# run_line RUNS NAME SEED prints the last line of RUNS for that row and seed.
+run_line() { awk -F'\t' -v n="$2" -v s="$3" '$1 == n && $2 == s' "$1" | tail -n 1; }
+
 # each_row VARIANTS SEEDS RUNS ROW goes through the "row name|flags" lines
 # of the file VARIANTS whose name matches $ONLY (all if unset). For each
 # seed 1..SEEDS with no line "name<TAB>seed<TAB>..." in RUNS, it calls
@@ -16,9 +19,6 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.1f", (N
 # then nothing is run). It then calls `ROW LABEL LINE...` with the row's
 # lines; the label says how many seeds a row has when it has fewer than
 # SEEDS. Rows with no runs are left out.
-# run_line RUNS NAME SEED prints the last line of RUNS for that row and seed.
-run_line() { awk -F'\t' -v n="$2" -v s="$3" '$1 == n && $2 == s' "$1" | tail -n 1; }
-
 each_row() {
   local variants=$1 seeds=$2 runs=$3 row=$4 v name flags seed found label
   local -a lines

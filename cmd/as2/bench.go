@@ -184,11 +184,10 @@ timed (its speed does not depend on the weights).`,
 			if err != nil {
 				return err
 			}
-			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 			return printBench(cmd.OutOrStdout(), format, benchResult{
 				Benchmark: "infer", Machine: machine(),
 				Settings: fmt.Sprintf("%s, %s subset %s, %d questions x %d, %d concurrent clients scoring one question at a time", label, data.describe(), data.subset, len(qs), repeat, concurrency),
-				Pairs:    tp.Pairs, Seconds: tp.Wall.Seconds(), PairsPerSec: tp.PairsPerSecond(), P50ms: ms(tp.P50), P99ms: ms(tp.P99),
+				Pairs:    tp.Pairs, Seconds: tp.Wall.Seconds(), PairsPerSec: tp.PairsPerSecond(), P50ms: millis(tp.P50), P99ms: millis(tp.P99),
 			})
 		},
 	}
@@ -313,3 +312,7 @@ PREFIX.svg). Large pools show the effect: see as2 data augment.`,
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	return cmd
 }
+
+// millis is d in milliseconds, to the microsecond, as the benchmarks
+// report latencies.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -314,9 +314,8 @@ func (meth hasMethod) run(ctx context.Context, qs []dataset.Question, step func(
 	for _, t := range times {
 		sum += t
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return hasBenchRow{Method: meth.name, MAP: rep.Result.Mean["map"], P1: rep.Result.Mean["p@1"],
-		MeanMs: ms(sum / time.Duration(max(len(times), 1))), P50Ms: ms(evaluation.Percentile(times, 0.5))}, nil
+		MeanMs: millis(sum / time.Duration(max(len(times), 1))), P50Ms: millis(evaluation.Percentile(times, 0.5))}, nil
 }
 
 type hasBenchRow struct {

@@ -410,9 +410,8 @@ func timeSearches(ctx context.Context, search func(context.Context, []float32, i
 		}
 	}
 	slices.Sort(lat)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return indexBenchRow{P50ms: ms(evaluation.Percentile(lat, 0.5)), P99ms: ms(evaluation.Percentile(lat, 0.99)),
-		MeanMs: ms(total / time.Duration(len(qs))), Recall: recall / float64(len(qs))}, hits, nil
+	return indexBenchRow{P50ms: millis(evaluation.Percentile(lat, 0.5)), P99ms: millis(evaluation.Percentile(lat, 0.99)),
+		MeanMs: millis(total / time.Duration(len(qs))), Recall: recall / float64(len(qs))}, hits, nil
 }
 
 // overlap is the share of want's first k ids among got's.

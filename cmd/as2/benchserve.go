@@ -167,7 +167,7 @@ the default limits admit. Nothing leaves the machine.`,
 					all = append(all, l...)
 				}
 				sort.Slice(all, func(a, b int) bool { return all[a] < all[b] })
-				pct := func(p float64) float64 { return float64(evaluation.Percentile(all, p).Microseconds()) / 1000 }
+				pct := func(p float64) float64 { return millis(evaluation.Percentile(all, p)) }
 				rows = append(rows, row{Clients: n, Requests: len(all), P50ms: pct(0.5), P99ms: pct(0.99),
 					RPS: float64(len(all)) / wall.Seconds(), PairsPS: float64(len(all)*docs) / wall.Seconds(),
 					Refused: int(refused.Load()), PeakRSS: peakRSS() >> 20})
