@@ -39,7 +39,10 @@ func TestSignalStopsPromptly(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	in := filepath.Join(dir, "big.jsonl")
-	writeBigQuestion(t, in, 300_000)
+	// Four questions, about 6.5 s of work: a signal 1.5 s in must find as2
+	// still working on a quiet machine too (one question of 300,000 took
+	// 1.7 s, and a longer line passes the reader's limit).
+	writeBigQuestions(t, in, 4, 300_000)
 	for _, tc := range []struct {
 		sig    syscall.Signal
 		name   string
@@ -95,8 +98,8 @@ func TestSignalStopsPromptly(t *testing.T) {
 	}
 }
 
-// writeBigQuestion writes one JSONL question with n short candidates.
-func writeBigQuestion(t *testing.T, path string, n int) {
+// writeBigQuestions writes qs JSONL questions with n short candidates each.
+func writeBigQuestions(t *testing.T, path string, qs, n int) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -114,8 +117,11 @@ func writeBigQuestion(t *testing.T, path string, n int) {
 		cands[i] = b.String()
 	}
 	w := bufio.NewWriter(f)
-	if err := json.NewEncoder(w).Encode(map[string]any{"id": "big", "question": "when did the berlin wall fall?", "candidates": cands}); err != nil {
-		t.Fatal(err)
+	enc := json.NewEncoder(w)
+	for q := range qs {
+		if err := enc.Encode(map[string]any{"id": fmt.Sprintf("big-%d", q), "question": "when did the berlin wall fall?", "candidates": cands}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
