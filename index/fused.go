@@ -37,8 +37,11 @@ type Fused struct {
 	Retrievers []Retriever
 	Weights    []float64 // one per retriever; nil: all 1
 	Fusion     string    // FusionRRF when ""
-	Depth      int
-	K          float64 // RRFK when 0
+	// Depth is how many answers each list holds, at least the k asked of
+	// Retrieve: an answer ranked below Depth in one list but high in
+	// another still gets its share.
+	Depth int
+	K     float64 // RRFK when 0
 }
 
 // Retrieve implements Retriever: the k best of the merged lists. Equal
@@ -62,7 +65,7 @@ func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, err
 		if f.Weights != nil {
 			w = f.Weights[i]
 		}
-		hits, err := r.Retrieve(ctx, question, f.Depth)
+		hits, err := r.Retrieve(ctx, question, max(f.Depth, k))
 		if err != nil {
 			return nil, fmt.Errorf("fused retriever %d: %w", i+1, err)
 		}

@@ -18,18 +18,32 @@ func (failingRetriever) Retrieve(context.Context, string, int) ([]Hit, error) {
 
 // TestFused checks both fusions against sums worked by hand:
 // an answer both lists hold beats one ranked first by one list alone, the
-// depth cuts each list before fusion, ties keep first appearance, and a
+// depth cuts each list before fusion (but never under the k asked for),
+// ties keep first appearance, and a
 // failing retriever's error names it.
 func TestFused(t *testing.T) {
 	lexical := fixedRetriever{{"a", 30}, {"b", 20}, {"c", 10}, {"z", 1}}
 	dense := fixedRetriever{{"c", 0.9}, {"d", 0.8}, {"b", 0.7}, {"y", 0.1}}
 	f := Fused{Retrievers: []Retriever{lexical, dense}, Depth: 3, K: 1}
-	got, err := f.Retrieve(context.Background(), "q?", 10)
+	got, err := f.Retrieve(context.Background(), "q?", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// K 1: a 1/2; b 1/3+1/4; c 1/4+1/2; d 1/3; z and y lie past depth 3.
 	want := []Hit{{"c", 0.75}, {"b", 7.0 / 12}, {"a", 0.5}, {"d", 1.0 / 3}}
+	if got, _ := f.Retrieve(context.Background(), "q?", 3); len(got) != 3 || got[2] != want[2] {
+		t.Errorf("k 3: %v, want %v", got, want[:3])
+	}
+	// k 4 asks for more than depth 3: each list is 4 long, so z and y
+	// come in, 1/5 each, under d.
+	got, err = f.Retrieve(context.Background(), "q?", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 6 || got[4].Score != 0.2 || got[5].Score != 0.2 {
+		t.Errorf("k 10 over depth 3: %v, want z and y at 1/5 after %v", got, want)
+	}
+	got = got[:4]
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
@@ -53,10 +67,11 @@ func TestFused(t *testing.T) {
 		t.Errorf("weighted: %v", got)
 	}
 	// Relative scores, min-max over each list of 3: lexical a 1, b 0.5,
-	// c 0; dense c 1, d 0.5, b 0. With weights 3, 1: a 3, b 1.5, c 1, d 0.5.
+	// c 0; dense c 1, d 0.5, b 0. With weights 3, 1: a 3, b 1.5, c 1
+	// (and d 0.5, past k 3).
 	f.Fusion = FusionRelative
-	want = []Hit{{"a", 3}, {"b", 1.5}, {"c", 1}, {"d", 0.5}}
-	got, _ = f.Retrieve(context.Background(), "q?", 4)
+	want = []Hit{{"a", 3}, {"b", 1.5}, {"c", 1}}
+	got, _ = f.Retrieve(context.Background(), "q?", 3)
 	if !slices.EqualFunc(got, want, func(a, b Hit) bool { return a.ID == b.ID && math.Abs(a.Score-b.Score) < 1e-12 }) {
 		t.Errorf("relative: %v, want %v", got, want)
 	}

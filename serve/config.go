@@ -18,7 +18,8 @@ import (
 //	rankers: {cosinet: m.as2, bm25: bm25}
 //	cascades: {fast: "bm25:100,cosinet=m.as2:10"}
 //	calibrations: {cosinet: cal.json}
-//	indexes: {faq: faq.idx}
+//	indexes: {faq-bm25: faq-bm25.idx, faq-use: faq-use.idx}
+//	hybrids: {faq: "relative:faq-bm25*2,faq-use"}
 //	default: cosinet
 //	limits: {max_body: 4194304, max_documents: 1000, max_text: 65536, max_tokens: 100000, timeout: 10s, concurrent: 2, queue: 8}
 //	drain: 5s
@@ -29,6 +30,7 @@ type Config struct {
 	Cascades     map[string]string `yaml:"cascades"`
 	Calibrations map[string]string `yaml:"calibrations"`
 	Indexes      map[string]string `yaml:"indexes"` // name -> index file (as2 index build)
+	Hybrids      map[string]string `yaml:"hybrids"` // name -> fusion of indexes (ParseHybrid)
 	Default      string            `yaml:"default"`
 	Limits       ConfigLimits      `yaml:"limits"`
 	Drain        time.Duration     `yaml:"drain"`

@@ -1,10 +1,13 @@
 package serve
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/as2/as2/index"
@@ -54,6 +57,97 @@ func (s *Server) AddIndex(name string, x Index) error {
 	s.inames = append(s.inames, name)
 	sort.Strings(s.inames)
 	return nil
+}
+
+// Hybrid describes an index that fuses the answer lists of indexes already
+// added (index.Fused): BM25's and a dual encoder's over one pool, say,
+// which is how as2's best ReQA row retrieves.
+type Hybrid struct {
+	// Fusion is index.FusionRRF (the default) or index.FusionRelative.
+	Fusion string
+	// Indexes names the fused indexes, which must hold the same pool:
+	// fusion adds up an answer's scores by its id.
+	Indexes []string
+	// Weights holds one weight per index; nil: all 1.
+	Weights []float64
+}
+
+// ParseHybrid reads a hybrid index's spec, FUSION:NAME[*WEIGHT],NAME...,
+// e.g. "relative:faq-bm25*2,faq-use" (the fusion may be left out: rrf).
+func ParseHybrid(spec string) (Hybrid, error) {
+	var h Hybrid
+	list := spec
+	if f, rest, ok := strings.Cut(spec, ":"); ok {
+		h.Fusion, list = f, rest
+	}
+	if h.Fusion != "" && !slices.Contains(index.Fusions, h.Fusion) {
+		return Hybrid{}, fmt.Errorf("fusion %q: want %s", h.Fusion, strings.Join(index.Fusions, " or "))
+	}
+	weighted := false
+	for _, part := range strings.Split(list, ",") {
+		name, ws, hasW := strings.Cut(part, "*")
+		w := 1.0
+		if hasW {
+			var err error
+			if w, err = strconv.ParseFloat(ws, 64); err != nil || !(w > 0 && w <= 1e3) {
+				return Hybrid{}, fmt.Errorf("index %q: weight %q: want a number more than 0, at most 1000", name, ws)
+			}
+			weighted = true
+		}
+		if name == "" {
+			return Hybrid{}, fmt.Errorf("%q: an empty index name (want FUSION:NAME[*WEIGHT],NAME...)", spec)
+		}
+		h.Indexes, h.Weights = append(h.Indexes, name), append(h.Weights, w)
+	}
+	if len(h.Indexes) < 2 {
+		return Hybrid{}, fmt.Errorf("%q: fusion needs two indexes or more", spec)
+	}
+	if !weighted {
+		h.Weights = nil
+	}
+	return h, nil
+}
+
+// AddHybrid serves under name the fusion of indexes added before it: each
+// lists max(depth, DefaultDepth) answers (depth the request's, or k) and
+// the fused list is cut to what the request asks for.
+func (s *Server) AddHybrid(name string, h Hybrid) error {
+	if len(h.Indexes) < 2 {
+		return fmt.Errorf("serve: hybrid index %q fuses %d index(es); fusion needs two or more", name, len(h.Indexes))
+	}
+	if h.Weights != nil && len(h.Weights) != len(h.Indexes) {
+		return fmt.Errorf("serve: hybrid index %q: %d weights for %d indexes", name, len(h.Weights), len(h.Indexes))
+	}
+	if h.Fusion != "" && !slices.Contains(index.Fusions, h.Fusion) {
+		return fmt.Errorf("serve: hybrid index %q: fusion %q: want %s", name, h.Fusion, strings.Join(index.Fusions, " or "))
+	}
+	fused := index.Fused{Fusion: h.Fusion, Weights: h.Weights, Depth: DefaultDepth}
+	texts := map[string]string{}
+	var descs []string
+	for i, member := range h.Indexes {
+		x, ok := s.indexes[member]
+		if !ok {
+			return fmt.Errorf("serve: hybrid index %q: no index %q added before it", name, member)
+		}
+		if slices.Contains(h.Indexes[:i], member) {
+			return fmt.Errorf("serve: hybrid index %q names %q twice", name, member)
+		}
+		for id, t := range x.Texts {
+			if old, dup := texts[id]; dup && old != t {
+				return fmt.Errorf("serve: hybrid index %q: indexes disagree on the text of answer %q; fusion adds scores by id, so they must hold one pool", name, id)
+			}
+			texts[id] = t
+		}
+		fused.Retrievers = append(fused.Retrievers, x.Retriever)
+		w := 1.0
+		if h.Weights != nil {
+			w = h.Weights[i]
+		}
+		descs = append(descs, fmt.Sprintf("%s (weight %g)", member, w))
+	}
+	fusion := cmp.Or(h.Fusion, index.FusionRRF)
+	return s.AddIndex(name, Index{Retriever: fused, Texts: texts,
+		Description: fmt.Sprintf("%s fusion of %s", fusion, strings.Join(descs, " and "))})
 }
 
 // RetrieveRequest is the body of POST /v1/retrieve: a question, searched in

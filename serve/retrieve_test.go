@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -303,4 +304,138 @@ func TestRetrieveOneIndex(t *testing.T) {
 	if code, out := ask(s, ctx, `{"index": "slow", "question": "q"}`); code != 499 || out["error"].(map[string]any)["code"] != CodeClientClosed {
 		t.Errorf("client gone: %d %v", code, out)
 	}
+}
+
+// TestHybrid serves the fusion of two indexes of one pool: BM25's list and
+// a fixed "dense" list; relative fusion of the two by hand: with BM25's
+// weight 2, an answer the dense list alone ranks first cannot beat BM25's
+// first, and one both lists hold comes first. Each list is asked for at
+// least DefaultDepth answers, whatever k.
+func TestHybrid(t *testing.T) {
+	s := retrieveServer(t, DefaultLimits())
+	var asked []int
+	dense := faqIndex(t)
+	dense.Retriever = retrieverFunc(func(_ context.Context, _ string, k int) ([]index.Hit, error) {
+		asked = append(asked, k)
+		return []index.Hit{{ID: "denmark", Score: 0.9}, {ID: "play", Score: 0.8}, {ID: "paris", Score: 0.1}}, nil
+	})
+	if err := s.AddIndex("dense", dense); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseHybrid("relative:faq*2,dense")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddHybrid("hybrid", h); err != nil {
+		t.Fatal(err)
+	}
+	bm25, err := s.indexes["faq"].Retriever.Retrieve(context.Background(), "who wrote the play hamlet?", DefaultDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"denmark": 1, "play": 0.875} // the dense list's (x − 0.1)/0.8
+	lo, hi := bm25[len(bm25)-1].Score, bm25[0].Score
+	for _, b := range bm25 {
+		want[b.ID] += 2 * (b.Score - lo) / (hi - lo)
+	}
+	base, stop := startServer(t, s)
+	defer stop()
+	code, out := post(t, base+"/v1/retrieve", `{"index": "hybrid", "question": "who wrote the play hamlet?", "k": 3}`)
+	if code != 200 {
+		t.Fatalf("hybrid: %d %v", code, out)
+	}
+	results := out["results"].([]any)
+	if len(results) != 3 {
+		t.Fatalf("k 3: %v", results)
+	}
+	prev := math.Inf(1)
+	for i, r := range results {
+		r := r.(map[string]any)
+		id, score := r["id"].(string), r["score"].(float64)
+		if math.Abs(score-want[id]) > 1e-9 || score > prev || r["text"] == "" {
+			t.Errorf("result %d: %v, want score %v, in order", i, r, want[id])
+		}
+		prev = score
+	}
+	if results[0].(map[string]any)["id"] != "play" {
+		t.Errorf("the answer both lists hold first: %v", results)
+	}
+	if !slices.Equal(asked, []int{DefaultDepth}) {
+		t.Errorf("the dense list was asked for %v answers, want [%d]", asked, DefaultDepth)
+	}
+
+	other := faqIndex(t)
+	other.Texts = map[string]string{"paris": "Paris is in France."}
+	if err := s.AddIndex("other", other); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		h    Hybrid
+		want string
+	}{
+		{"one", Hybrid{Indexes: []string{"faq"}}, "two or more"},
+		{"missing", Hybrid{Indexes: []string{"faq", "nope"}}, `no index "nope"`},
+		{"twice", Hybrid{Indexes: []string{"faq", "faq"}}, "twice"},
+		{"pools", Hybrid{Indexes: []string{"faq", "other"}}, `text of answer "paris"`},
+		{"weights", Hybrid{Indexes: []string{"faq", "dense"}, Weights: []float64{1}}, "1 weights for 2"},
+		{"fusion", Hybrid{Fusion: "sum", Indexes: []string{"faq", "dense"}}, `fusion "sum"`},
+		{"hybrid", Hybrid{Indexes: []string{"faq", "dense"}}, "added twice"},
+	} {
+		if err := s.AddHybrid(tc.name, tc.h); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddHybrid(%s): %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestParseHybrid(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want Hybrid
+		err  string
+	}{
+		{spec: "a,b", want: Hybrid{Indexes: []string{"a", "b"}}},
+		{spec: "rrf:a,b,c", want: Hybrid{Fusion: "rrf", Indexes: []string{"a", "b", "c"}}},
+		{spec: "relative:a*2,b", want: Hybrid{Fusion: "relative", Indexes: []string{"a", "b"}, Weights: []float64{2, 1}}},
+		{spec: "a", err: "two indexes or more"},
+		{spec: "sum:a,b", err: `fusion "sum"`},
+		{spec: "a,,b", err: "empty index name"},
+		{spec: "a*x,b", err: `weight "x"`},
+		{spec: "a*0,b", err: `weight "0"`},
+		{spec: "a*NaN,b", err: `weight "NaN"`},
+	} {
+		got, err := ParseHybrid(tc.spec)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want an error with %q", tc.spec, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.spec, err)
+		case got.Fusion != tc.want.Fusion || !slices.Equal(got.Indexes, tc.want.Indexes) || !slices.Equal(got.Weights, tc.want.Weights):
+			t.Errorf("%q: %+v, want %+v", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// FuzzParseHybrid: any spec parses to at least two named indexes with
+// valid weights, or is refused; never a panic.
+func FuzzParseHybrid(f *testing.F) {
+	for _, s := range []string{"a,b", "relative:a*2,b", "rrf:x*1e3,y*0.5,z", "", ":", "a*,b", "a:b:c,d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		h, err := ParseHybrid(spec)
+		if err != nil {
+			return
+		}
+		if len(h.Indexes) < 2 || slices.Contains(h.Indexes, "") {
+			t.Errorf("%q: %+v", spec, h)
+		}
+		for _, w := range h.Weights {
+			if !(w > 0 && w <= 1e3) {
+				t.Errorf("%q: weight %v", spec, w)
+			}
+		}
+	})
 }

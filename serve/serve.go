@@ -30,6 +30,8 @@
 // (default max(k, 100)) become one question's candidates, in retrieval
 // order, for one of the server's rankers, and the k best of its ranking
 // are returned with their retrieval scores and ranks beside its scores.
+// AddHybrid serves the fusion of indexes of one pool (index.Fused) as one
+// more index: hybrid retrieval, BM25's list with a dual encoder's.
 //
 // Memory is bounded per request (Limits.MaxTokens) and in all: at most
 // Limits.Concurrent requests are admitted at once, Limits.Queue more wait

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -56,6 +57,7 @@ func newServeCmd() *cobra.Command {
 		chains []string
 		calibs []string
 		idxs   []string
+		hybrid []string
 		config string
 		opts   = rank.DefaultOptions()
 		limits = serve.DefaultLimits()
@@ -79,7 +81,10 @@ question encoder is rebuilt from what the file records, as as2 search does).
 POST /v1/retrieve {"index", "question", "k"} returns the k best answers of the
 index (id, text, score, rank); with "rerank": NAME, one of the served rankers
 reorders the "depth" best (default max(k, 100)): the cascade retrieve:depth →
-ranker, each answer keeping its retrieval_score and retrieval_rank.
+ranker, each answer keeping its retrieval_score and retrieval_rank. Each
+--hybrid NAME=FUSION:INDEX[*WEIGHT],INDEX... serves hybrid retrieval: the
+fusion (rrf or relative) of the answer lists of --index indexes over one pool,
+each list max(depth, 100) long, e.g. BM25's weighted 2 and a dual encoder's.
 
 Routes: POST /v1/rerank {"model", "query", "documents", "top_n",
 "return_documents"}; POST /v1/select {"model", "question", "document" or
@@ -102,7 +107,9 @@ accepting and finishes in-flight requests within --grace.`,
   curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'
   as2 index build --encoder bm25 --answers faq.txt --out faq.idx
   as2 serve --index faq=faq.idx
-  curl -s localhost:8080/v1/retrieve -d '{"index": "faq", "question": "How do I reset my password?", "k": 3, "rerank": "builtin"}'`,
+  curl -s localhost:8080/v1/retrieve -d '{"index": "faq", "question": "How do I reset my password?", "k": 3, "rerank": "builtin"}'
+  as2 index build --encoder use-lite --answers faq.txt --out faq-use.idx
+  as2 serve --index bm25=faq.idx --index use=faq-use.idx --hybrid faq="relative:bm25*2,use"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config != "" {
@@ -116,6 +123,7 @@ accepting and finishes in-flight requests within --grace.`,
 				chains = append(serve.Pairs(cfg.Cascades), chains...)
 				calibs = append(serve.Pairs(cfg.Calibrations), calibs...)
 				idxs = append(serve.Pairs(cfg.Indexes), idxs...)
+				hybrid = append(serve.Pairs(cfg.Hybrids), hybrid...)
 				fs := cmd.Flags()
 				if cfg.Addr != "" && !fs.Changed("addr") {
 					addr = cfg.Addr
@@ -230,11 +238,24 @@ accepting and finishes in-flight requests within --grace.`,
 					return err
 				}
 			}
+			for _, spec := range hybrid {
+				name, fusion, ok := strings.Cut(spec, "=")
+				h, err := serve.ParseHybrid(fusion)
+				if !ok || name == "" {
+					err = errors.New("want NAME=FUSION:INDEX[*WEIGHT],INDEX...")
+				}
+				if err == nil {
+					err = srv.AddHybrid(name, h)
+				}
+				if err != nil {
+					return fmt.Errorf("--hybrid %s: %w", spec, err)
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("--addr: %w", err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "as2 serving %d ranker(s) and %d index(es) on http://%s\n", len(rankers), len(idxs), ln.Addr())
+			fmt.Fprintf(cmd.ErrOrStderr(), "as2 serving %d ranker(s) and %d index(es) on http://%s\n", len(rankers), len(idxs)+len(hybrid), ln.Addr())
 			run.Log = cmd.ErrOrStderr()
 			return srv.Run(cmd.Context(), ln, run)
 		},
@@ -245,6 +266,7 @@ accepting and finishes in-flight requests within --grace.`,
 	fs.StringArrayVar(&specs, "ranker", nil, "NAME=SPEC, repeatable: builtin (the built-in neural model, calibrated), a rule-based ranker or a model file (default builtin=builtin)")
 	fs.StringArrayVar(&calibs, "calibration", nil, "NAME=FILE, repeatable: answer-triggering calibration (as2 trigger --out) for a ranker; /v1/select then says whether there is an answer")
 	fs.StringArrayVar(&idxs, "index", nil, "NAME=FILE, repeatable: an index file (as2 index build) that POST /v1/retrieve searches")
+	fs.StringArrayVar(&hybrid, "hybrid", nil, `NAME=FUSION:INDEX[*WEIGHT],INDEX..., repeatable: an index fusing --index indexes of one pool, e.g. faq="relative:faq-bm25*2,faq-use" (fusion rrf or relative)`)
 	fs.StringArrayVar(&chains, "cascade", nil, `NAME=SPEC, repeatable: a cascade of rankers, e.g. fast="bm25:100,cosinet=m.as2:10"`)
 	fs.Int64Var(&limits.MaxBodyBytes, "max-body", limits.MaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&limits.MaxDocuments, "max-documents", limits.MaxDocuments, "most documents or sentences per request")

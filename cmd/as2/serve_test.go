@@ -53,7 +53,8 @@ func startServe(t *testing.T, args ...string) string {
 
 // TestServeIndex builds a bm25 index file with as2 index build and serves
 // it with as2 serve --index: /v1/retrieve answers from it, alone and
-// followed by a rerank stage, and /v1/models lists it.
+// followed by a rerank stage, and fused with itself (--hybrid, from the
+// config file), and /v1/models lists it.
 func TestServeIndex(t *testing.T) {
 	dir := t.TempDir()
 	answers := filepath.Join(dir, "answers.txt")
@@ -65,7 +66,7 @@ func TestServeIndex(t *testing.T) {
 		t.Fatalf("index build: %v\n%s", err, out)
 	}
 	cfg := filepath.Join(dir, "serve.yaml")
-	if err := os.WriteFile(cfg, []byte("indexes: {fromconfig: "+idx+"}\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("indexes: {fromconfig: "+idx+"}\nhybrids: {both: \"relative:faq*2,fromconfig\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	base := startServe(t, "--ranker", "wo=wo", "--index", "faq="+idx, "--config", cfg)
@@ -96,6 +97,8 @@ func TestServeIndex(t *testing.T) {
 		// The index's own BM25, as as2 search gives it (TestIndexBuildSearch).
 		{`{"index": "faq", "question": "What is the capital of Germany?", "k": 1}`, "4", false},
 		{`{"index": "fromconfig", "question": "What is the capital of Germany?", "k": 2}`, "4,1", false},
+		// One list fused with itself keeps its order.
+		{`{"index": "both", "question": "What is the capital of Germany?", "k": 2}`, "4,1", false},
 		// BM25 prefers the short answer with the rarer words; word overlap
 		// the one that shares most words with the question.
 		{`{"index": "faq", "question": "Which city is the capital of Italy?", "k": 2}`, "5,2", false},
@@ -106,7 +109,7 @@ func TestServeIndex(t *testing.T) {
 			t.Errorf("%s: %d %s, want ids %s", tc.body, code, raw, tc.ids)
 		}
 	}
-	if code, _, raw := retrieve(`{"index": "nosuch", "question": "q"}`); code != 404 || !strings.Contains(raw, `unknown index \"nosuch\" (have faq, fromconfig`) {
+	if code, _, raw := retrieve(`{"index": "nosuch", "question": "q"}`); code != 404 || !strings.Contains(raw, `unknown index \"nosuch\" (have both, faq, fromconfig`) {
 		t.Errorf("unknown index: %d %s", code, raw)
 	}
 	resp, err := http.Get(base + "/v1/models")
@@ -116,7 +119,8 @@ func TestServeIndex(t *testing.T) {
 	var models serve.ModelsResponse
 	err = json.NewDecoder(resp.Body).Decode(&models)
 	resp.Body.Close()
-	if err != nil || len(models.Indexes) != 2 || models.Indexes[0].ID != "faq" || models.Indexes[0].Answers != 4 || !strings.HasPrefix(models.Indexes[0].Description, "bm25 (k1 1.2") {
+	if err != nil || len(models.Indexes) != 3 || models.Indexes[1].ID != "faq" || models.Indexes[1].Answers != 4 || !strings.HasPrefix(models.Indexes[1].Description, "bm25 (k1 1.2") ||
+		models.Indexes[0].Description != "relative fusion of faq (weight 2) and fromconfig (weight 1)" {
 		t.Errorf("models: %v %+v", err, models)
 	}
 }
@@ -141,6 +145,9 @@ func TestServeIndexBadFlags(t *testing.T) {
 		{[]string{"--index", "faq=" + missing}, "--index " + missing + ": file not found"},
 		{[]string{"--index", "faq=" + answers}, "not an as2 index file"},
 		{[]string{"--index", "faq=" + idx, "--index", "faq=" + idx}, `index "faq" added twice`},
+		{[]string{"--index", "faq=" + idx, "--hybrid", "faq"}, "--hybrid faq: want NAME=FUSION:INDEX"},
+		{[]string{"--index", "faq=" + idx, "--hybrid", "both=rrf:faq"}, "fusion needs two indexes or more"},
+		{[]string{"--index", "faq=" + idx, "--hybrid", "both=faq,bm25"}, `no index "bm25" added before it`},
 	} {
 		args := append([]string{"serve", "--ranker", "wo=wo", "--addr", "256.0.0.1:99999"}, tc.args...)
 		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
