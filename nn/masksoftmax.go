@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/as2/as2/internal/f32"
 )
 
 // Masked softmaxes, the normalisation step of attention over padded
@@ -90,10 +92,11 @@ func softmaxPrefix[T Float](y, x []T, k int, scale T) {
 	var s T
 	if is32[T]() {
 		ys, sc, m := asF32(y[:k]), float32(scale), float32(mx)
-		var s32 float32
-		for j, v := range asF32(xs) {
+		// Eight at a time where the CPU has AVX2 and FMA, the rest here.
+		n, s32 := f32.ExpScaled(ys, asF32(xs), sc, m)
+		for j, v := range asF32(xs)[n:] {
 			e := exp32(sc * (v - m))
-			ys[j] = e
+			ys[n+j] = e
 			s32 += e
 		}
 		s = T(s32)

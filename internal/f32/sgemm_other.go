@@ -34,3 +34,9 @@ func Axpy(alpha float32, x, y []float32) bool { return false }
 
 // Dot reports false: without the amd64 kernels callers use gonum.
 func Dot(x, y []float32) (float32, bool) { return 0, false }
+
+// ExpScaled does nothing (n 0): without the amd64 kernels callers loop.
+func ExpScaled(dst, src []float32, scale, m float32) (n int, sum float32) { return 0, 0 }
+
+// GELU does nothing (n 0): without the amd64 kernels callers loop.
+func GELU(dst, src []float32) (n int) { return 0 }
