@@ -1,7 +1,10 @@
 package has
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/as2/as2/internal/testkit/tinydata"
@@ -52,5 +55,61 @@ func TestGradients(t *testing.T) {
 		nntest.CheckParams(t, name, n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
 			return n.loss(tp, in, func(s *nn.Var[float64]) *nn.Var[float64] { return tp.KLDiv(s, []float64{0, 1, 0, 0}) })
 		})
+	}
+}
+
+// TestHashSTE checks the straight-through hashing layer, which has no
+// finite-difference gradient (sgn is flat): forward it gives sgn(V), as
+// the test-time layer does, and backward exactly what the tanh layer
+// passes back for the same output gradient.
+func TestHashSTE(t *testing.T) {
+	v := nn.FromSlice([]float64{0.3, -0.02, 0, -1.5, 0.07, 2}, 2, 3)
+	g := []float64{0.5, -1, 2, 0.25, -0.75, 1}
+	backward := func(layer func(tp *nn.Tape[float64], x *nn.Var[float64], beta float64) *nn.Var[float64]) (out, grad []float64) {
+		tp := nn.NewTape[float64](nil, 1)
+		x := tp.Leaf(v)
+		y := layer(tp, x, 5)
+		tp.BackwardFrom(y, g)
+		return y.Value.Data, x.Grad.Data
+	}
+	out, grad := backward(hashSTE[float64])
+	_, want := backward(hashLayer[float64])
+	if got, signs := out, signs(v).Data; !slices.Equal(got, signs) {
+		t.Errorf("forward: got %v, want sgn(V) %v", got, signs)
+	}
+	for i := range want {
+		if math.Abs(grad[i]-want[i]) > 1e-12 {
+			t.Errorf("gradient %d: got %v, the tanh layer's %v", i, grad[i], want[i])
+		}
+	}
+	if slices.Equal(grad, make([]float64, len(grad))) {
+		t.Error("no gradient passed back")
+	}
+}
+
+// TestHashSTEHyper checks that the straight-through form trains (a step
+// lowers nothing to NaN) and refuses a binary constraint it would make 0.
+func TestHashSTEHyper(t *testing.T) {
+	h := tinyHypers()[Hash]
+	h.HashTrain = HashSTE
+	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "δ") {
+		t.Errorf("ste with δ %v: got error %v, want one about δ", h.Delta, err)
+	}
+	h.Delta = 0
+	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := n.prepare(tinydata.Question())
+	grads := n.ps.NewGrads()
+	tp := nn.NewTape(grads, 1)
+	l := n.loss(tp, in, func(s *nn.Var[float64]) *nn.Var[float64] { return tp.KLDiv(s, []float64{0, 1, 0, 0}) })
+	tp.Backward(l)
+	if norm := grads.Norm(); !(norm > 0) || math.IsInf(norm, 0) {
+		t.Errorf("gradient norm %v, want finite and positive", norm)
+	}
+	h.HashTrain = "sign"
+	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil {
+		t.Error("hash training \"sign\": no error")
 	}
 }

@@ -33,7 +33,22 @@ type Hyper struct {
 	Delta       float64 `json:"delta"`        // δ, the binary constraint's coefficient
 	WordDropout float64 `json:"word_dropout"` // dropout on the token states, in training
 	Encoder     string  `json:"encoder"`      // the encoder's kind
+	// HashTrain is how the hashing layer trains: HashTanh (or empty), the
+	// paper's relaxation, or HashSTE.
+	HashTrain string `json:"hash_train,omitempty"`
 }
+
+// The hashing layer's training forms (Hyper.HashTrain).
+const (
+	// HashTanh is the paper's: B = tanh(βV) in training, sgn(V) at test.
+	HashTanh = "tanh"
+	// HashSTE is the straight-through estimator (Bengio, Léonard and
+	// Courville 2013): B = sgn(V) in training too, so the attention and
+	// the cosine train on the states they see at test, with tanh(βV)'s
+	// gradient β(1 − tanh²(βV)) passed back as if B were tanh(βV). The
+	// binary constraint is then zero (B = 𝓑), so it needs δ = 0.
+	HashSTE = "ste"
+)
 
 // PaperHyper is the paper's setting where it applies to a BiLSTM encoder:
 // β = 5 (tuned among {1, 2, 5, 10, 20}, section "Hyperparameters and
@@ -64,6 +79,10 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("delta %v: want 0 to 1000", h.Delta)
 	case !(h.WordDropout >= 0 && h.WordDropout < 1):
 		return fmt.Errorf("word dropout %v: want [0, 1)", h.WordDropout)
+	case h.HashTrain != "" && h.HashTrain != HashTanh && h.HashTrain != HashSTE:
+		return fmt.Errorf("hash training %q: want %s or %s", h.HashTrain, HashTanh, HashSTE)
+	case h.HashTrain == HashSTE && h.Delta != 0:
+		return fmt.Errorf("hash training %s with δ %v: the straight-through layer outputs the codes themselves, so the binary constraint is always 0; set δ to 0", HashSTE, h.Delta)
 	}
 	return nil
 }
@@ -194,7 +213,8 @@ func (n *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) (scores, cons
 	if h.Mode != Pooling {
 		w2u = n.w2.Forward(tp, u)
 	}
-	hashTrain := h.Mode == Hash && !infer
+	// The constraints J^c come with the scores when training the tanh form.
+	hashTrain := h.Mode == Hash && !infer && h.HashTrain != HashSTE
 	row := func(tp *nn.Tape[T], i int) *nn.Var[T] {
 		c := in.Candidates[i]
 		v := n.encode(tp, c) // V_a [L, D]
@@ -206,6 +226,8 @@ func (n *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) (scores, cons
 			a = n.attend(tp, v, w2u)
 		case infer: // hash at test time: 𝓑_a = sgn(V_a)
 			a = n.attend(tp, tp.Const(signs(v.Value)), w2u)
+		case h.HashTrain == HashSTE: // hash in training, straight through: sgn(V_a)
+			a = n.attend(tp, hashSTE(tp, v, h.Beta), w2u)
 		default: // hash in training: B_a = tanh(βV_a) and its constraint
 			b := hashLayer(tp, v, h.Beta)
 			code := updateCode(n.codes, c.text, v.Value)

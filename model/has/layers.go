@@ -27,6 +27,27 @@ func hashLayer[T nn.Float](tp *nn.Tape[T], v *nn.Var[T], beta float64) *nn.Var[T
 	return y
 }
 
+// hashSTE is the hashing layer trained straight through (Hyper.HashTrain
+// HashSTE): sgn(V) forward, as at test, and backward the gradient of
+// tanh(βV), β(1 − tanh²(βV)), as though the forward pass had been
+// hashLayer's.
+func hashSTE[T nn.Float](tp *nn.Tape[T], v *nn.Var[T], beta float64) *nn.Var[T] {
+	y := tp.OutputDirty(nn.AnyGrad(v), v.Value.Shape...)
+	for i, x := range v.Value.Data {
+		y.Value.Data[i] = sign(x)
+	}
+	if y.Grad != nil {
+		b := T(beta)
+		tp.OnBackward(func() {
+			for i, g := range y.Grad.Data {
+				t := T(math.Tanh(float64(b * v.Value.Data[i])))
+				v.Grad.Data[i] += g * b * (1 - t*t)
+			}
+		})
+	}
+	return y
+}
+
 // binaryConstraint is equation 2, J^c = ‖B − 𝓑‖²_F, as a scalar [1], for a
 // fixed binary code (the 𝓑-step sets it; the weights' step holds it
 // constant): ∂J^c/∂B = 2(B − 𝓑).

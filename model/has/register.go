@@ -30,6 +30,9 @@ size 128 are the paper's; the BiLSTM's size is as2's.`,
 		},
 		Describe: func(h Hyper) string {
 			if h.Mode == Hash {
+				if h.HashTrain == HashSTE {
+					return fmt.Sprintf("hash β=%g straight-through", h.Beta)
+				}
 				return fmt.Sprintf("hash β=%g δ=%g", h.Beta, h.Delta)
 			}
 			return h.Mode
@@ -42,6 +45,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.StringVar(&h.Mode, "has-mode", h.Mode, "composition: "+strings.Join(Modes, ", ")+" (HAS)")
 	fs.Float64Var(&h.Beta, "beta", h.Beta, "β of the hashing layer tanh(βV) (the paper: 5)")
 	fs.Float64Var(&h.Delta, "delta", h.Delta, "δ, the binary constraint's coefficient (the paper: 1e-6 in its sensitivity study, tuned among 0 to 1e-4)")
+	fs.StringVar(&h.HashTrain, "hash-train", HashTanh, "how the hashing layer trains: tanh (the paper's tanh(βV), sgn(V) at test) or ste (sgn(V) in training too, tanh(βV)'s gradient passed straight through; needs --delta 0)")
 	fs.IntVar(&h.Hidden, "hidden", h.Hidden, "BiLSTM size per direction")
 	fs.IntVar(&h.AttnHidden, "attention-hidden", h.AttnHidden, "attention hidden size M (the paper: 128 for WikiQA)")
 	fs.Float64Var(&h.WordDropout, "word-dropout", h.WordDropout, "dropout on the word vectors (the paper: 0.1)")
