@@ -108,7 +108,11 @@ func TestHashSTEHyper(t *testing.T) {
 	if norm := grads.Norm(); !(norm > 0) || math.IsInf(norm, 0) {
 		t.Errorf("gradient norm %v, want finite and positive", norm)
 	}
-	h.HashTrain = "sign"
+	h.Mode = Attention
+	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "hashing layer") {
+		t.Errorf("ste in mode attention: got error %v, want one saying it has no hashing layer", err)
+	}
+	h.Mode, h.HashTrain = Hash, "sign"
 	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil {
 		t.Error("hash training \"sign\": no error")
 	}

@@ -81,6 +81,8 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("word dropout %v: want [0, 1)", h.WordDropout)
 	case h.HashTrain != "" && h.HashTrain != HashTanh && h.HashTrain != HashSTE:
 		return fmt.Errorf("hash training %q: want %s or %s", h.HashTrain, HashTanh, HashSTE)
+	case h.HashTrain == HashSTE && h.Mode != Hash:
+		return fmt.Errorf("hash training %s in mode %s: only mode %s has a hashing layer", HashSTE, h.Mode, Hash)
 	case h.HashTrain == HashSTE && h.Delta != 0:
 		return fmt.Errorf("hash training %s with δ %v: the straight-through layer outputs the codes themselves, so the binary constraint is always 0; set δ to 0", HashSTE, h.Delta)
 	}
