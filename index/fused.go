@@ -44,6 +44,20 @@ type Fused struct {
 	K     float64 // RRFK when 0
 }
 
+// Check reports what would stop f from retrieving: a weight count other
+// than the retrievers', or an unknown fusion. Retrieve checks it; callers
+// that configure a Fused ahead of time (a flag, a server's hybrid index)
+// check it up front.
+func (f Fused) Check() error {
+	if f.Weights != nil && len(f.Weights) != len(f.Retrievers) {
+		return fmt.Errorf("fusion: %d weights for %d retrievers", len(f.Weights), len(f.Retrievers))
+	}
+	if f.Fusion != "" && !slices.Contains(Fusions, f.Fusion) {
+		return fmt.Errorf("fusion %q: want %s", f.Fusion, strings.Join(Fusions, " or "))
+	}
+	return nil
+}
+
 // Retrieve implements Retriever: the k best of the merged lists. Equal
 // scores keep the order in which the lists first name their answers (the
 // first retriever's first).
@@ -52,11 +66,8 @@ func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, err
 	if c == 0 {
 		c = RRFK
 	}
-	if f.Weights != nil && len(f.Weights) != len(f.Retrievers) {
-		return nil, fmt.Errorf("fusion: %d weights for %d retrievers", len(f.Weights), len(f.Retrievers))
-	}
-	if f.Fusion != "" && !slices.Contains(Fusions, f.Fusion) {
-		return nil, fmt.Errorf("fusion %q: want %s", f.Fusion, strings.Join(Fusions, " or "))
+	if err := f.Check(); err != nil {
+		return nil, err
 	}
 	score := map[string]float64{}
 	var order []string

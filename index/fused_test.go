@@ -31,7 +31,7 @@ func TestFused(t *testing.T) {
 	}
 	// K 1: a 1/2; b 1/3+1/4; c 1/4+1/2; d 1/3; z and y lie past depth 3.
 	want := []Hit{{"c", 0.75}, {"b", 7.0 / 12}, {"a", 0.5}, {"d", 1.0 / 3}}
-	if got, _ := f.Retrieve(context.Background(), "q?", 3); len(got) != 3 || got[2] != want[2] {
+	if len(got) != 3 || got[2] != want[2] {
 		t.Errorf("k 3: %v, want %v", got, want[:3])
 	}
 	// k 4 asks for more than depth 3: each list is 4 long, so z and y

@@ -80,8 +80,8 @@ func ParseHybrid(spec string) (Hybrid, error) {
 	if f, rest, ok := strings.Cut(spec, ":"); ok {
 		h.Fusion, list = f, rest
 	}
-	if h.Fusion != "" && !slices.Contains(index.Fusions, h.Fusion) {
-		return Hybrid{}, fmt.Errorf("fusion %q: want %s", h.Fusion, strings.Join(index.Fusions, " or "))
+	if err := (index.Fused{Fusion: h.Fusion}).Check(); err != nil {
+		return Hybrid{}, err
 	}
 	weighted := false
 	for _, part := range strings.Split(list, ",") {
@@ -115,15 +115,8 @@ func (s *Server) AddHybrid(name string, h Hybrid) error {
 	if len(h.Indexes) < 2 {
 		return fmt.Errorf("serve: hybrid index %q fuses %d index(es); fusion needs two or more", name, len(h.Indexes))
 	}
-	if h.Weights != nil && len(h.Weights) != len(h.Indexes) {
-		return fmt.Errorf("serve: hybrid index %q: %d weights for %d indexes", name, len(h.Weights), len(h.Indexes))
-	}
-	if h.Fusion != "" && !slices.Contains(index.Fusions, h.Fusion) {
-		return fmt.Errorf("serve: hybrid index %q: fusion %q: want %s", name, h.Fusion, strings.Join(index.Fusions, " or "))
-	}
 	fused := index.Fused{Fusion: h.Fusion, Weights: h.Weights, Depth: DefaultDepth}
 	texts := map[string]string{}
-	var descs []string
 	for i, member := range h.Indexes {
 		x, ok := s.indexes[member]
 		if !ok {
@@ -139,11 +132,17 @@ func (s *Server) AddHybrid(name string, h Hybrid) error {
 			texts[id] = t
 		}
 		fused.Retrievers = append(fused.Retrievers, x.Retriever)
+	}
+	if err := fused.Check(); err != nil {
+		return fmt.Errorf("serve: hybrid index %q: %w", name, err)
+	}
+	descs := make([]string, len(h.Indexes))
+	for i, member := range h.Indexes {
 		w := 1.0
 		if h.Weights != nil {
 			w = h.Weights[i]
 		}
-		descs = append(descs, fmt.Sprintf("%s (weight %g)", member, w))
+		descs[i] = fmt.Sprintf("%s (weight %g)", member, w)
 	}
 	fusion := cmp.Or(h.Fusion, index.FusionRRF)
 	return s.AddIndex(name, Index{Retriever: fused, Texts: texts,

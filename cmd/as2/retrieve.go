@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -164,8 +163,8 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if !(c.fuseWeight > 0 && c.fuseWeight <= 1e3) {
 		return fmt.Errorf("--fuse-weight %v: want more than 0, at most 1000", c.fuseWeight)
 	}
-	if !slices.Contains(index.Fusions, c.fusion) {
-		return fmt.Errorf("--fusion %q: want %s", c.fusion, strings.Join(index.Fusions, " or "))
+	if err := (index.Fused{Fusion: c.fusion}).Check(); err != nil {
+		return fmt.Errorf("--%w", err) // --fusion "x": want ...
 	}
 	var rk rank.Ranker
 	if c.rerank != "" {

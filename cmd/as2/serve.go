@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -240,10 +239,10 @@ accepting and finishes in-flight requests within --grace.`,
 			}
 			for _, spec := range hybrid {
 				name, fusion, ok := strings.Cut(spec, "=")
-				h, err := serve.ParseHybrid(fusion)
 				if !ok || name == "" {
-					err = errors.New("want NAME=FUSION:INDEX[*WEIGHT],INDEX...")
+					return fmt.Errorf("--hybrid %s: want NAME=FUSION:INDEX[*WEIGHT],INDEX...", spec)
 				}
+				h, err := serve.ParseHybrid(fusion)
 				if err == nil {
 					err = srv.AddHybrid(name, h)
 				}
