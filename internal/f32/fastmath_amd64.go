@@ -5,27 +5,27 @@ package f32
 import "math"
 
 //go:noescape
-func expAVX(n int, dst, src *float32, c *[expRows][8]float32) float32
+func expAVX(n int, dst, src *float32, scale, m float32, c *[expRows][8]float32) float32
 
 //go:noescape
 func geluAVX(n int, dst, src *float32, c *[geluRows][8]float32)
 
-// The rows of expAVX's constants, each repeated 8 times: m and the scale
-// (set per call), the clamp, then Cephes' expf (nn's exp32): log2(e) and
-// 1/2 to round x·log2(e), ln 2 in two parts, the polynomial's c0..c5, 1,
-// and the exponent bias 127 as int32 bits.
-const expRows = 16
+// The rows of expAVX's constants, each repeated 8 times: the clamp, then
+// Cephes' expf (nn's exp32): log2(e) and 1/2 to round x·log2(e), ln 2 in
+// two parts, the polynomial's c0..c5, 1, and the exponent bias 127 as
+// int32 bits.
+const expRows = 14
 
 var expConsts = func() (c [expRows][8]float32) {
-	rows := []float32{0, 1, -87, 88, 1.44269504088896341, 0.5, 0.693359375, -2.12194440e-4,
+	rows := []float32{-87, 88, 1.44269504088896341, 0.5, 0.693359375, -2.12194440e-4,
 		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1, 1}
 	for i, v := range rows {
 		for j := range c[i] {
 			c[i][j] = v
 		}
 	}
-	for j := range c[15] {
-		c[15][j] = math.Float32frombits(127)
+	for j := range c[13] {
+		c[13][j] = math.Float32frombits(127)
 	}
 	return c
 }()
@@ -60,12 +60,8 @@ func ExpScaled(dst, src []float32, scale, m float32) (n int, sum float32) {
 		return 0, 0
 	}
 	dst = dst[:len(src)]
-	c := expConsts
-	for j := range 8 {
-		c[0][j], c[1][j] = m, scale
-	}
 	n = len(src) &^ 7
-	return n, expAVX(n, &dst[0], &src[0], &c)
+	return n, expAVX(n, &dst[0], &src[0], scale, m, &expConsts)
 }
 
 // GELU sets dst[i] = src[i]/2·(1 + erf(src[i]/√2)) for the first n = a

@@ -8,40 +8,42 @@
 // clamps put x second in VMAXPS/VMINPS, which then return x when it is
 // NaN, so a NaN comes out as NaN, as the scalar code gives it.
 
-// func expAVX(n int, dst, src *float32, c *[expRows][8]float32) float32
+// func expAVX(n int, dst, src *float32, scale, m float32, c *[expRows][8]float32) float32
 // dst[i] = exp(scale·(src[i] − m)); returns Σ dst[i].
-TEXT ·expAVX(SB), NOSPLIT, $0-36
+TEXT ·expAVX(SB), NOSPLIT, $0-44
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
 	MOVQ src+16(FP), SI
-	MOVQ c+24(FP), BX
+	VBROADCASTSS scale+24(FP), Y11
+	VBROADCASTSS m+28(FP), Y12
+	MOVQ c+32(FP), BX
 	VXORPS Y4, Y4, Y4
-	VMOVUPS 64(BX), Y13 // -87
-	VMOVUPS 96(BX), Y14 // 88
+	VMOVUPS 0(BX), Y13  // -87
+	VMOVUPS 32(BX), Y14 // 88
 	SHRQ $3, CX
 	JZ expsum
 exploop:
 	VMOVUPS (SI), Y0
-	VSUBPS 0(BX), Y0, Y0     // x − m
-	VMULPS 32(BX), Y0, Y0    // scale·(x − m)
+	VSUBPS Y12, Y0, Y0       // x − m
+	VMULPS Y11, Y0, Y0       // scale·(x − m)
 	VMAXPS Y0, Y13, Y0
 	VMINPS Y0, Y14, Y0
-	VMOVUPS 160(BX), Y1      // 0.5
-	VFMADD231PS 128(BX), Y0, Y1 // x·log2(e) + 0.5
+	VMOVUPS 96(BX), Y1       // 0.5
+	VFMADD231PS 64(BX), Y0, Y1 // x·log2(e) + 0.5
 	VROUNDPS $1, Y1, Y1      // n = floor(·)
-	VFNMADD231PS 192(BX), Y1, Y0 // r = x − n·C1
-	VFNMADD231PS 224(BX), Y1, Y0 // r −= n·C2
-	VMOVUPS 256(BX), Y2      // p = c0
-	VFMADD213PS 288(BX), Y0, Y2 // p = p·r + c1
+	VFNMADD231PS 128(BX), Y1, Y0 // r = x − n·C1
+	VFNMADD231PS 160(BX), Y1, Y0 // r −= n·C2
+	VMOVUPS 192(BX), Y2      // p = c0
+	VFMADD213PS 224(BX), Y0, Y2 // p = p·r + c1
+	VFMADD213PS 256(BX), Y0, Y2
+	VFMADD213PS 288(BX), Y0, Y2
 	VFMADD213PS 320(BX), Y0, Y2
-	VFMADD213PS 352(BX), Y0, Y2
-	VFMADD213PS 384(BX), Y0, Y2
-	VFMADD213PS 416(BX), Y0, Y2 // … + c5
+	VFMADD213PS 352(BX), Y0, Y2 // … + c5
 	VMULPS Y0, Y0, Y3        // r²
 	VFMADD213PS Y0, Y3, Y2   // p·r² + r
-	VADDPS 448(BX), Y2, Y2   // + 1
+	VADDPS 384(BX), Y2, Y2   // + 1
 	VCVTTPS2DQ Y1, Y1
-	VPADDD 480(BX), Y1, Y1   // n + 127
+	VPADDD 416(BX), Y1, Y1   // n + 127
 	VPSLLD $23, Y1, Y1       // 2^n
 	VMULPS Y1, Y2, Y2
 	VMOVUPS Y2, (DI)
@@ -56,7 +58,7 @@ expsum:
 	VHADDPS X4, X4, X4
 	VHADDPS X4, X4, X4
 	VZEROUPPER
-	MOVSS X4, ret+32(FP)
+	MOVSS X4, ret+40(FP)
 	RET
 
 // func geluAVX(n int, dst, src *float32, c *[geluRows][8]float32)
