@@ -9,6 +9,9 @@
 #   scripts/has-sweep.sh ste [values...]     β of the straight-through hashing
 #                                            layer (--hash-train ste, δ 0; default: 2 5 10)
 #   scripts/has-sweep.sh tanh [values...]    β of the paper's layer with δ 0 (default: 10)
+#   MODE=hash|attention|pooling scripts/has-sweep.sh hidden [values...]
+#                                            the BiLSTM's size per direction,
+#                                            β 10 and δ 0 (default: 128 256)
 set -euo pipefail
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
 export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
@@ -21,7 +24,8 @@ beta) [ ${#values[@]} -eq 0 ] && values=(1 2 5 10 20); fixed=(--delta 1e-6) ;;
 delta) [ ${#values[@]} -eq 0 ] && values=(0 1e-7 1e-6 1e-5 1e-4); fixed=(--beta 5) ;;
 ste) [ ${#values[@]} -eq 0 ] && values=(2 5 10); fixed=(--hash-train ste --delta 0) ;;
 tanh) [ ${#values[@]} -eq 0 ] && values=(10); fixed=(--delta 0) ;;
-*) echo "has-sweep.sh: sweep beta, delta, ste or tanh, not $param" >&2; exit 2 ;;
+hidden) [ ${#values[@]} -eq 0 ] && values=(128 256); fixed=(--beta 10 --delta 0 --has-mode "${MODE:-hash}") ;;
+*) echo "has-sweep.sh: sweep beta, delta, ste, tanh or hidden, not $param" >&2; exit 2 ;;
 esac
 flag=$param
 case $param in ste | tanh) flag=beta ;; esac

@@ -84,14 +84,16 @@ row() {
 }
 cat >"$work/variants" <<'VARIANTS'
 Dual-LSTM (BiLSTM over GloVe, multi-hop attention)|--layer bilstm
-ENDX-LSTM|--layer bilstm --endx
+ENDX-LSTM|--layer bilstm --endx --gam-temperature 1
+ENDX-LSTM, GAM temperature 50|--layer bilstm --endx --gam-temperature 50
 Dual-Transformer (2 layers over GloVe)|--layer transformer
-ENDX-Transformer|--layer transformer --endx
+ENDX-Transformer|--layer transformer --endx --gam-temperature 1
+ENDX-Transformer, GAM temperature 50|--layer transformer --endx --gam-temperature 50
 Dual-USE-Lite fine-tuned (its own head, 2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2
-ENDX-USE-Lite fine-tuned (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5
-ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-aq 0
-ENDX-LSTM, --gam-qa 0|--layer bilstm --endx --gam-qa 0
-ENDX-LSTM, --gam-qq 0|--layer bilstm --endx --gam-qq 0
-ENDX-LSTM, --gam-aa 0|--layer bilstm --endx --gam-aa 0
+ENDX-USE-Lite fine-tuned (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 1
+ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-temperature 1 --gam-aq 0
+ENDX-LSTM, --gam-qa 0|--layer bilstm --endx --gam-temperature 1 --gam-qa 0
+ENDX-LSTM, --gam-qq 0|--layer bilstm --endx --gam-temperature 1 --gam-qq 0
+ENDX-LSTM, --gam-aa 0|--layer bilstm --endx --gam-temperature 1 --gam-aa 0
 VARIANTS
 each_row "$work/variants" "$seeds" "$runs" row

@@ -69,6 +69,9 @@ type Hyper struct {
 	AlphaAA    float64 `json:"alpha_aa"`    // α_{a|a} (the paper prints 1e4)
 	Ramp       float64 `json:"ramp"`        // epochs over which the α_x rise from 0 (5); 0: none
 	StopGrad   bool    `json:"stop_grad"`   // GAM's gradient does not reach the cross side
+	// GAMTemp divides the cross-embeddings' inner products in GAM's
+	// target distributions (Eq. 7; 0 or 1: none, the paper's kernel).
+	GAMTemp float64 `json:"gam_temperature,omitempty"`
 }
 
 // PaperHyper is the paper's setting for its non-BERT encoders (section
@@ -121,6 +124,8 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("word dropout %v: want [0, 1)", h.WordDropout)
 	case !(h.Scale >= 0 && h.Scale <= 1e4):
 		return fmt.Errorf("scale %v: want 0 to 10000 (0: 1)", h.Scale)
+	case !(h.GAMTemp >= 0 && h.GAMTemp <= 1e4):
+		return fmt.Errorf("GAM temperature %v: want 0 to 10000 (0: 1)", h.GAMTemp)
 	case !(h.Ramp >= 0 && h.Ramp <= 1e3):
 		return fmt.Errorf("ramp %v: want 0 to 1000 epochs", h.Ramp)
 	}

@@ -58,6 +58,7 @@ func TestValidate(t *testing.T) {
 		{"no sentence head", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolEncoder }, "static encoder has no sentence head"},
 		{"nothing to fine-tune", func(h *Hyper) { h.FineTune = true }, "no weights to train"},
 		{"scale", func(h *Hyper) { h.Scale = -1 }, "scale"},
+		{"GAM temperature", func(h *Hyper) { h.GAMTemp = math.NaN() }, "GAM temperature"},
 		{"nothing to train", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolMean }, "no weights to train"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -77,11 +77,13 @@ func (h Hyper) gamWeights(epoch float64) gamWeights {
 	if h.Ramp > 0 && epoch < h.Ramp {
 		r = max(epoch, 0) / h.Ramp
 	}
-	return gamWeights{AQ: r * h.AlphaAQ, QA: r * h.AlphaQA, QQ: r * h.AlphaQQ, AA: r * h.AlphaAA}
+	return gamWeights{AQ: r * h.AlphaAQ, QA: r * h.AlphaQA, QQ: r * h.AlphaQQ, AA: r * h.AlphaAA, Temp: h.GAMTemp}
 }
 
-// gamWeights weigh GAM's four terms (Eq. 12); a zero drops its term.
-type gamWeights struct{ AQ, QA, QQ, AA float64 }
+// gamWeights weigh GAM's four terms (Eq. 12); a zero drops its term. Temp
+// divides the cross side's inner products before their softmax (0 or 1:
+// the paper's plain kernel, Eq. 10).
+type gamWeights struct{ AQ, QA, QQ, AA, Temp float64 }
 
 // gam is L_ga, Eq. 12: for each of a|q, q|a, q|q and a|a, the mean over
 // the batch's rows of KL(p_cross(·|i) ‖ p_dual(·|i)) (Eq. 11), where p is
@@ -106,7 +108,11 @@ func gam[T nn.Float](tp *nn.Tape[T], qd, ad, qc, ac *nn.Var[T], w gamWeights, st
 		if t.w == 0 {
 			continue
 		}
-		l := tp.Scale(neighbourKL(tp, tp.MatMulT(t.ci, t.cj), tp.MatMulT(t.di, t.dj)), t.w)
+		cs := tp.MatMulT(t.ci, t.cj)
+		if w.Temp > 0 && w.Temp != 1 {
+			cs = tp.Scale(cs, 1/w.Temp)
+		}
+		l := tp.Scale(neighbourKL(tp, cs, tp.MatMulT(t.di, t.dj)), t.w)
 		if loss == nil {
 			loss = l
 		} else {

@@ -42,6 +42,11 @@ func TestGradOps(t *testing.T) {
 		{Name: "GAM", Inputs: [][]int{{3, 4}, {3, 4}, {3, 5}, {3, 5}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
 			return gam(tp, in[0], in[1], in[2], in[3], w, false)
 		})},
+		{Name: "GAMTemperature", Inputs: [][]int{{3, 4}, {3, 4}, {3, 5}, {3, 5}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+			wt := w
+			wt.Temp = 3
+			return gam(tp, in[0], in[1], in[2], in[3], wt, false)
+		})},
 		// With the stop, the cross embeddings are constants: the gradient
 		// is the dual side's alone.
 		{Name: "GAMStopGrad", Inputs: [][]int{{3, 4}, {3, 4}}, Build: func(_ *nn.Params[float64], rng *rand.Rand) nntest.Forward {
@@ -231,5 +236,42 @@ func TestGradientsFineTune(t *testing.T) {
 			tp.SetTrain(true)
 			return n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, s) }, 2)
 		})
+	}
+}
+
+// TestGAMTemperature checks that the temperature divides the cross side's
+// inner products and nothing else: GAM at temperature T equals GAM at 1
+// with each cross-embedding scaled by 1/√T, and the dual side is untouched.
+func TestGAMTemperature(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	mat := func(r, c int, s float64) *nn.Tensor[float64] {
+		m := nn.NewTensor[float64](r, c)
+		for i := range m.Data {
+			m.Data[i] = s * rng.NormFloat64()
+		}
+		return m
+	}
+	qd, ad, qc, ac := mat(4, 3, 1), mat(4, 3, 1), mat(4, 5, 3), mat(4, 5, 3)
+	scaled := func(m *nn.Tensor[float64], s float64) *nn.Tensor[float64] {
+		out := nn.NewTensor[float64](m.Dims())
+		for i, v := range m.Data {
+			out.Data[i] = v * s
+		}
+		return out
+	}
+	w := gamWeights{AQ: 0.5, QA: 0.7, QQ: 1.3, AA: 0.9}
+	for _, temp := range []float64{0.5, 4, 20} {
+		tp := nn.NewTape[float64](nil, 1)
+		wt := w
+		wt.Temp = temp
+		got := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(qc), tp.Const(ac), wt, false).Scalar()
+		s := 1 / math.Sqrt(temp)
+		want := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(scaled(qc, s)), tp.Const(scaled(ac, s)), w, false).Scalar()
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("temperature %v: GAM %v, want %v (cross-embeddings scaled by 1/√T)", temp, got, want)
+		}
+		if plain := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(qc), tp.Const(ac), w, false).Scalar(); math.Abs(plain-got) < 1e-9 {
+			t.Errorf("temperature %v changes nothing: %v", temp, got)
+		}
 	}
 }

@@ -27,6 +27,8 @@ the cross to the dual in-batch neighbour distributions a|q, q|a, q|q, a|a
 ablation) ramped over --gam-ramp epochs, in the loss
 --alpha-dual·L_dual + --alpha-cross·L_cross + --alpha-ga·L_ga.
 --gam-stop-grad keeps GAM's gradient out of the cross side.
+--gam-temperature T divides the cross side's inner products in GAM's
+targets (as2's addition; 1 is the paper's kernel, 50 as2's ENDX choice).
 
 Over a transformer encoder, --layer none --pool encoder uses the encoder's own
 sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
@@ -84,6 +86,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.Float64Var(&h.AlphaAA, "gam-aa", h.AlphaAA, "ENDX: final α_{a|a} (the paper prints 1e4; 0 drops the term)")
 	fs.Float64Var(&h.Ramp, "gam-ramp", h.Ramp, "ENDX: epochs over which the GAM weights rise linearly from 0 (0: none)")
 	fs.BoolVar(&h.StopGrad, "gam-stop-grad", h.StopGrad, "ENDX: no gradient from GAM into the cross-encoder")
+	fs.Float64Var(&h.GAMTemp, "gam-temperature", h.GAMTemp, "ENDX: divide the cross side's inner products by this in GAM's target distributions (0 or 1: none, the paper's)")
 }
 
 // training is as2's default: 10 epochs at a peak learning rate of 1e-3
