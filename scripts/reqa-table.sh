@@ -88,7 +88,7 @@ ENDX-LSTM|--layer bilstm --endx --gam-temperature 1
 ENDX-LSTM, GAM temperature 50|--layer bilstm --endx --gam-temperature 50
 Dual-Transformer (2 layers over GloVe)|--layer transformer
 ENDX-Transformer|--layer transformer --endx --gam-temperature 1
-ENDX-Transformer, GAM temperature 50|--layer transformer --endx --gam-temperature 50
+ENDX-Transformer, GAM temperatures 50 and 50|--layer transformer --endx --gam-temperature 50 --gam-dual-temperature 50
 Dual-USE-Lite fine-tuned (its own head, 2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2
 ENDX-USE-Lite fine-tuned (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 1
 ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-temperature 1 --gam-aq 0

@@ -59,6 +59,7 @@ func TestValidate(t *testing.T) {
 		{"nothing to fine-tune", func(h *Hyper) { h.FineTune = true }, "no weights to train"},
 		{"scale", func(h *Hyper) { h.Scale = -1 }, "scale"},
 		{"GAM temperature", func(h *Hyper) { h.GAMTemp = math.NaN() }, "GAM temperature"},
+		{"GAM dual temperature", func(h *Hyper) { h.GAMDualTemp = -1 }, "GAM dual temperature"},
 		{"nothing to train", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolMean }, "no weights to train"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -77,13 +77,21 @@ func (h Hyper) gamWeights(epoch float64) gamWeights {
 	if h.Ramp > 0 && epoch < h.Ramp {
 		r = max(epoch, 0) / h.Ramp
 	}
-	return gamWeights{AQ: r * h.AlphaAQ, QA: r * h.AlphaQA, QQ: r * h.AlphaQQ, AA: r * h.AlphaAA, Temp: h.GAMTemp}
+	return gamWeights{AQ: r * h.AlphaAQ, QA: r * h.AlphaQA, QQ: r * h.AlphaQQ, AA: r * h.AlphaAA, Temp: h.GAMTemp, DualTemp: h.GAMDualTemp}
 }
 
 // gamWeights weigh GAM's four terms (Eq. 12); a zero drops its term. Temp
-// divides the cross side's inner products before their softmax (0 or 1:
-// the paper's plain kernel, Eq. 10).
-type gamWeights struct{ AQ, QA, QQ, AA, Temp float64 }
+// and DualTemp divide the cross and the dual side's inner products before
+// their softmax (0 or 1: the paper's plain kernel, Eq. 10).
+type gamWeights struct{ AQ, QA, QQ, AA, Temp, DualTemp float64 }
+
+// tempered divides scores by temp, unless temp is 0 or 1.
+func tempered[T nn.Float](tp *nn.Tape[T], scores *nn.Var[T], temp float64) *nn.Var[T] {
+	if temp > 0 && temp != 1 {
+		return tp.Scale(scores, 1/temp)
+	}
+	return scores
+}
 
 // gam is L_ga, Eq. 12: for each of a|q, q|a, q|q and a|a, the mean over
 // the batch's rows of KL(p_cross(·|i) ‖ p_dual(·|i)) (Eq. 11), where p is
@@ -108,11 +116,8 @@ func gam[T nn.Float](tp *nn.Tape[T], qd, ad, qc, ac *nn.Var[T], w gamWeights, st
 		if t.w == 0 {
 			continue
 		}
-		cs := tp.MatMulT(t.ci, t.cj)
-		if w.Temp > 0 && w.Temp != 1 {
-			cs = tp.Scale(cs, 1/w.Temp)
-		}
-		l := tp.Scale(neighbourKL(tp, cs, tp.MatMulT(t.di, t.dj)), t.w)
+		cs, ds := tempered(tp, tp.MatMulT(t.ci, t.cj), w.Temp), tempered(tp, tp.MatMulT(t.di, t.dj), w.DualTemp)
+		l := tp.Scale(neighbourKL(tp, cs, ds), t.w)
 		if loss == nil {
 			loss = l
 		} else {

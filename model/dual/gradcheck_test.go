@@ -44,7 +44,7 @@ func TestGradOps(t *testing.T) {
 		})},
 		{Name: "GAMTemperature", Inputs: [][]int{{3, 4}, {3, 4}, {3, 5}, {3, 5}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
 			wt := w
-			wt.Temp = 3
+			wt.Temp, wt.DualTemp = 3, 0.5
 			return gam(tp, in[0], in[1], in[2], in[3], wt, false)
 		})},
 		// With the stop, the cross embeddings are constants: the gradient
@@ -239,9 +239,10 @@ func TestGradientsFineTune(t *testing.T) {
 	}
 }
 
-// TestGAMTemperature checks that the temperature divides the cross side's
-// inner products and nothing else: GAM at temperature T equals GAM at 1
-// with each cross-embedding scaled by 1/√T, and the dual side is untouched.
+// TestGAMTemperature checks that the temperatures divide each side's inner
+// products and nothing else: GAM at temperatures T (cross) and D (dual)
+// equals GAM at 1 with the cross-embeddings scaled by 1/√T and the dual ones
+// by 1/√D.
 func TestGAMTemperature(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	mat := func(r, c int, s float64) *nn.Tensor[float64] {
@@ -252,26 +253,27 @@ func TestGAMTemperature(t *testing.T) {
 		return m
 	}
 	qd, ad, qc, ac := mat(4, 3, 1), mat(4, 3, 1), mat(4, 5, 3), mat(4, 5, 3)
-	scaled := func(m *nn.Tensor[float64], s float64) *nn.Tensor[float64] {
+	scaled := func(m *nn.Tensor[float64], temp float64) *nn.Tensor[float64] {
 		out := nn.NewTensor[float64](m.Dims())
 		for i, v := range m.Data {
-			out.Data[i] = v * s
+			out.Data[i] = v / math.Sqrt(temp)
 		}
 		return out
 	}
 	w := gamWeights{AQ: 0.5, QA: 0.7, QQ: 1.3, AA: 0.9}
-	for _, temp := range []float64{0.5, 4, 20} {
-		tp := nn.NewTape[float64](nil, 1)
+	tp := nn.NewTape[float64](nil, 1)
+	plain := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(qc), tp.Const(ac), w, false).Scalar()
+	for _, c := range []struct{ cross, dual float64 }{{0.5, 1}, {4, 1}, {20, 1}, {1, 3}, {50, 50}} {
 		wt := w
-		wt.Temp = temp
+		wt.Temp, wt.DualTemp = c.cross, c.dual
 		got := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(qc), tp.Const(ac), wt, false).Scalar()
-		s := 1 / math.Sqrt(temp)
-		want := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(scaled(qc, s)), tp.Const(scaled(ac, s)), w, false).Scalar()
+		want := gam(tp, tp.Const(scaled(qd, c.dual)), tp.Const(scaled(ad, c.dual)),
+			tp.Const(scaled(qc, c.cross)), tp.Const(scaled(ac, c.cross)), w, false).Scalar()
 		if math.Abs(got-want) > 1e-12 {
-			t.Errorf("temperature %v: GAM %v, want %v (cross-embeddings scaled by 1/√T)", temp, got, want)
+			t.Errorf("temperatures %v: GAM %v, want %v (embeddings scaled by 1/√T)", c, got, want)
 		}
-		if plain := gam(tp, tp.Const(qd), tp.Const(ad), tp.Const(qc), tp.Const(ac), w, false).Scalar(); math.Abs(plain-got) < 1e-9 {
-			t.Errorf("temperature %v changes nothing: %v", temp, got)
+		if math.Abs(plain-got) < 1e-9 {
+			t.Errorf("temperatures %v change nothing: %v", c, got)
 		}
 	}
 }

@@ -28,7 +28,10 @@ ablation) ramped over --gam-ramp epochs, in the loss
 --alpha-dual·L_dual + --alpha-cross·L_cross + --alpha-ga·L_ga.
 --gam-stop-grad keeps GAM's gradient out of the cross side.
 --gam-temperature T divides the cross side's inner products in GAM's
-targets (as2's addition; 1 is the paper's kernel, 50 as2's ENDX choice).
+targets and --gam-dual-temperature the dual side's (as2's addition, as
+distillation softens teacher and student; 1 is the paper's kernel). as2's
+default is 50 for the cross side, chosen on a ReQA dev pool; over --layer
+transformer, whose towers end in LayerNorm, add --gam-dual-temperature 50.
 
 Over a transformer encoder, --layer none --pool encoder uses the encoder's own
 sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
@@ -87,6 +90,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.Float64Var(&h.Ramp, "gam-ramp", h.Ramp, "ENDX: epochs over which the GAM weights rise linearly from 0 (0: none)")
 	fs.BoolVar(&h.StopGrad, "gam-stop-grad", h.StopGrad, "ENDX: no gradient from GAM into the cross-encoder")
 	fs.Float64Var(&h.GAMTemp, "gam-temperature", h.GAMTemp, "ENDX: divide the cross side's inner products by this in GAM's target distributions (0 or 1: none, the paper's)")
+	fs.Float64Var(&h.GAMDualTemp, "gam-dual-temperature", h.GAMDualTemp, "ENDX: divide the dual side's inner products by this in GAM (0 or 1: none, the paper's)")
 }
 
 // training is as2's default: 10 epochs at a peak learning rate of 1e-3
