@@ -34,8 +34,8 @@ func TestFused(t *testing.T) {
 	if len(got) != 3 || got[2] != want[2] {
 		t.Errorf("k 3: %v, want %v", got, want[:3])
 	}
-	// k 4 asks for more than depth 3: each list is 4 long, so z and y
-	// come in, 1/5 each, under d.
+	// k 10 asks for more than depth 3: each list gives all 4 it has, so z
+	// and y come in, 1/5 each, under d.
 	got, err = f.Retrieve(context.Background(), "q?", 10)
 	if err != nil {
 		t.Fatal(err)
