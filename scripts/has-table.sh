@@ -8,7 +8,7 @@
 #
 #   scripts/has-table.sh [dataset] [seeds] [extra as2 train flags...]
 #   scripts/has-table.sh wikiqa 5
-#   ONLY='^(Pooling|Attention|HAS, binary answers, β 10 \()' scripts/has-table.sh trecqa 5
+#   ONLY='^(Pooling|Attention|HAS, binary answers, β 10)' scripts/has-table.sh trecqa 5
 #
 # Runs are logged in results/has-<dataset>.tsv: a stopped table resumes
 # where it stopped, and REPORT=1 prints it without training.
