@@ -86,6 +86,7 @@ cat >"$work/variants" <<'VARIANTS'
 Dual-LSTM (BiLSTM over GloVe, multi-hop attention)|--layer bilstm
 ENDX-LSTM|--layer bilstm --endx --gam-temperature 1
 ENDX-LSTM, GAM temperature 50|--layer bilstm --endx --gam-temperature 50
+ENDX-LSTM, GAM temperature 50, GAM's gradient stopped at the cross side|--layer bilstm --endx --gam-temperature 50 --gam-stop-grad
 Dual-Transformer (2 layers over GloVe)|--layer transformer
 ENDX-Transformer|--layer transformer --endx --gam-temperature 1
 ENDX-Transformer, GAM temperatures 50 and 50|--layer transformer --endx --gam-temperature 50 --gam-dual-temperature 50
