@@ -4,7 +4,7 @@
 # has trained the held-out variants: dumps every ranker's raw scores on the
 # held-out dev and test sets once (as2 rank --raw-scores; about 40 minutes
 # on 2 cores, most of it the cross-encoders on SQuAD-sent's test half), then
-# fits and scores the blends (scripts/blend_study.py, pure Python, about 10
+# fits and scores the blends (scripts/blend-study.py, pure Python, about 10
 # minutes) into results/default-blend-study.md.
 #
 # Environment: AS2 (default ./as2), OUT (default out/default), STUDY (the
@@ -46,4 +46,4 @@ for v in no-wikiqa:wikiqa-dev,wikiqa-test,trecqa-dev \
   IFS=, read -r -a sets <<<"${v#*:}"
   for s in "${sets[@]}"; do dump "${v%%:*}" "$s" --model "$out/${v%%:*}.as2"; done
 done
-SCORES="$study/scores" SETS="$study" python3 "$(dirname "$0")/blend_study.py" | tee results/default-blend-study.md
+SCORES="$study/scores" SETS="$study" python3 "$(dirname "$0")/blend-study.py" | tee results/default-blend-study.md
