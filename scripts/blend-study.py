@@ -118,7 +118,11 @@ def fit(data, features, l2=1e-3, iters=200, lr=0.05):
 
 
 def linear(w, features):
-    return lambda cols: [sum(wk * f[i] for wk, f in zip(w, features(cols))) for i in range(len(cols[0]))]
+    def score(cols):
+        X = features(cols)
+        return [sum(wk * f[i] for wk, f in zip(w, X)) for i in range(len(cols[0]))]
+
+    return score
 
 
 # Each dataset: the variant that never saw it, its held-out dev and test sets,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Alternatives to the built-in ranker's blend on the cross-dataset protocol
 # (issue 14; README "The built-in ranker"), after scripts/default-model.sh
-# has trained the held-out variants: dumps every ranker's raw scores on the
-# held-out dev and test sets once (as2 rank --raw-scores; about 40 minutes
-# on 2 cores, most of it the cross-encoders on SQuAD-sent's test half), then
-# fits and scores the blends (scripts/blend-study.py, pure Python, about 10
-# minutes) into results/default-blend-study.md.
+# has trained the held-out variants and scripts/default-heldout.sh dev has
+# written their dev sets: dumps every ranker's raw scores on the held-out dev
+# and test sets once (as2 rank --raw-scores; most of the time goes to the
+# cross-encoders on SQuAD-sent's 5,289 test questions), then fits and scores
+# the blends (scripts/blend-study.py, pure Python, seconds) into
+# results/default-blend-study.md.
 #
 # Environment: AS2 (default ./as2), OUT (default out/default), STUDY (the
 # dumps, default out/blend-study).
