@@ -113,6 +113,9 @@ func Decode(spec Spec, tensors []safetensors.Tensor) (Encoder[float32], error) {
 // them, token types (nil: none).
 type Sequence struct {
 	IDs, Types []int
+	// Marks are per-position marks a MarkingEncoder embeds (nil, or a
+	// negative mark: none), such as exact-match flags.
+	Marks []int
 }
 
 // Len is the number of positions.
@@ -131,4 +134,18 @@ type PairEncoder interface {
 	// longest, T, sequence b's in rows [b·T, b·T+len_b), and T. Padded
 	// keys get no attention, so the real rows do not depend on the batch.
 	EncodeBatch(tp *nn.Tape[float32], seqs []Sequence) (*nn.Var[float32], int)
+}
+
+// MarkingEncoder is a PairEncoder that adds a caller's embedding of each
+// position's mark (Sequence.Marks) to its input embeddings, so that a
+// model can tell every layer something the pretrained weights do not know,
+// such as which tokens the pair's two sentences share (the exact-match
+// feature of Chen et al. 2017, DrQA).
+type MarkingEncoder interface {
+	PairEncoder
+	// InputDim is the width of an input embedding, the table's width.
+	InputDim() int
+	// EncodeBatchMarked is EncodeBatch with row Marks[i] of table [k,
+	// InputDim] added to position i's input embedding.
+	EncodeBatchMarked(tp *nn.Tape[float32], seqs []Sequence, table *nn.Var[float32]) (*nn.Var[float32], int)
 }

@@ -24,7 +24,9 @@
 # the cross-encoder trains at ~70 pairs/s on 2 cores). TrecQA trains on
 # TRAIN, not TRAIN-ALL: TRAIN-ALL replaces every number by "<num>" (30,624
 # times), which no user's text does, and numbers are what "when" and "how
-# many" questions look for. Models go to $OUT/VARIANT.as2.
+# many" questions look for. Models go to $OUT/VARIANT.as2. TRAIN_FLAGS adds
+# as2 train flags (the README's exact-match study: TRAIN_FLAGS=--exact-match
+# OUT=out/xm).
 set -euo pipefail
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
 export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
@@ -71,5 +73,5 @@ for v in "${variants[@]}"; do
   printf '%s\n' "${dev[@]/#/$out/}" | sed 's/$/.jsonl/' | xargs cat >"$out/$v-dev.jsonl"
   echo "training $m..." >&2
   "$as2" train --arch crossencoder --listwise --dataset jsonl --path "$out/$v-train.jsonl" \
-    --dev-path "$out/$v-dev.jsonl" --keep-best --seed 1 --quiet --out "$m"
+    --dev-path "$out/$v-dev.jsonl" --keep-best --seed 1 --quiet ${TRAIN_FLAGS:-} --out "$m"
 done

@@ -168,11 +168,27 @@ func truncatePair(x, y []int, room int) ([]int, []int) {
 
 // EncodeBatch implements encoder.PairEncoder (see Model.StatesBatch).
 func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*nn.Var[float32], int) {
+	return e.EncodeBatchMarked(tp, seqs, nil)
+}
+
+// InputDim implements encoder.MarkingEncoder: the embedding width.
+func (e *Encoder) InputDim() int { return e.m.cfg.EmbedDim }
+
+// EncodeBatchMarked implements encoder.MarkingEncoder (see
+// Model.StatesBatchMarked); a nil table is EncodeBatch.
+func (e *Encoder) EncodeBatchMarked(tp *nn.Tape[float32], seqs []encoder.Sequence, table *nn.Var[float32]) (*nn.Var[float32], int) {
 	ids := make([][]int, len(seqs))
+	var marks [][]int
+	if table != nil {
+		marks = make([][]int, len(seqs))
+	}
 	for i, s := range seqs {
 		ids[i] = s.IDs
+		if marks != nil {
+			marks[i] = s.Marks
+		}
 	}
-	return e.m.StatesBatch(tp, ids)
+	return e.m.StatesBatchMarked(tp, ids, marks, table)
 }
 
 // StatesBatch runs a batch of sequences (each clipped to MaxLen, ids
@@ -182,6 +198,15 @@ func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*n
 // graph's padding bias, attention_bias_ignore_padding, is the mask).
 // Empty sequences are given one unknown id.
 func (m *Model) StatesBatch(tp *nn.Tape[float32], ids [][]int) (*nn.Var[float32], int) {
+	return m.StatesBatchMarked(tp, ids, nil, nil)
+}
+
+// StatesBatchMarked is StatesBatch with row marks[b][i] of table [k,
+// EmbedDim] added to position i's input embedding of sequence b (a
+// negative mark, a missing one or a nil table adds nothing): the
+// transformer then sees, at every layer, what the caller marked, such as
+// the tokens a question and a candidate share.
+func (m *Model) StatesBatchMarked(tp *nn.Tape[float32], ids, marks [][]int, table *nn.Var[float32]) (*nn.Var[float32], int) {
 	b := len(ids)
 	clipped := make([][]int, b)
 	t := 1
@@ -205,6 +230,16 @@ func (m *Model) StatesBatch(tp *nn.Tape[float32], ids [][]int) (*nn.Var[float32]
 	e := m.embed.Forward(tp, flat)
 	signal := tp.Const(&nn.Tensor[float32]{Shape: []int{t, m.cfg.EmbedDim}, Data: m.timing.Data[:t*m.cfg.EmbedDim]})
 	x := tp.Add(e, tp.AddPositions(e, signal, t)) // embeddings twice, as embedTokens
+	if table != nil {
+		flatMarks := make([]int, b*t)
+		for i := range flatMarks {
+			flatMarks[i] = -1
+		}
+		for i := range min(len(marks), b) {
+			copy(flatMarks[i*t:i*t+min(len(marks[i]), len(clipped[i]))], marks[i])
+		}
+		x = tp.Add(x, tp.Embedding(table, flatMarks))
+	}
 	for _, l := range m.layers {
 		x = l.forwardBatch(tp, x, mask)
 	}

@@ -15,6 +15,11 @@
 // label) or logit₁ − logit₀ (two labels), which orders candidates as its
 // softmax does.
 //
+// With Hyper.ExactMatch, over a marking encoder (USE-Lite), every piece
+// that the question and the candidate share gets a learned embedding added
+// to its input (exactMatch), so that each layer knows what the lexical
+// rankers know.
+//
 // The encoder's weights are the model's parameters (adopted under
 // "encoder.", see nn.Params.Adopt): training fine-tunes them under any
 // objective, and model files keep them. At inference a question's
@@ -26,8 +31,10 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
@@ -35,6 +42,7 @@ import (
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/text"
 )
 
 // Name is the architecture's name.
@@ -54,6 +62,9 @@ type Hyper struct {
 	Dropout float64 `json:"dropout"` // on the pooled vector, in training
 	// BatchTokens bounds a padded batch's positions (batch × longest).
 	BatchTokens int `json:"batch_tokens"`
+	// ExactMatch adds a learned embedding to the input of every piece that
+	// occurs in both the question and the candidate (exactMatch).
+	ExactMatch bool `json:"exact_match,omitempty"`
 }
 
 // Recipe is as2's default.
@@ -72,7 +83,11 @@ type net struct {
 	ps     *nn.Params[float32]
 	pooler *nn.Linear[float32] // PoolPooler only
 	score  *nn.Linear[float32]
-	tapes  sync.Pool
+	// match is the exact-match table [2, input width] of a marking
+	// encoder (Hyper.ExactMatch only).
+	match   *nn.Param[float32]
+	marking encoder.MarkingEncoder
+	tapes   sync.Pool
 }
 
 // New builds a cross-encoder over enc, whose weights it adopts (enc must
@@ -129,6 +144,15 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 		return nil, fmt.Errorf("pooling %q: want mean, cls or pooler", h.Pool)
 	}
 	n.score = nn.NewLinear(n.ps, "head.score", d, 1, true, rng)
+	if h.ExactMatch {
+		me, ok := enc.(encoder.MarkingEncoder)
+		if !ok {
+			return nil, fmt.Errorf("exact-match marks need an encoder that embeds them (use-lite), not %s", kind)
+		}
+		// Zero rows: training starts from the pretrained encoder's
+		// behaviour and learns what a shared piece is worth.
+		n.match, n.marking = n.ps.New("head.match", 2, me.InputDim()), me
+	}
 	if head != nil && head.ClassifierW != nil && h.Pool == PoolPooler {
 		if err := n.fromClassifier(head); err != nil {
 			return nil, err
@@ -189,10 +213,60 @@ func (n *net) prepare(q *dataset.Question) *input {
 	in := &input{q: q, seqs: make([]encoder.Sequence, len(q.Candidates))}
 	nn.Parallel(len(in.seqs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			in.seqs[i] = n.enc.Pair(qt, n.enc.Tokenize(q.Candidates[i].Text))
+			ct := n.enc.Tokenize(q.Candidates[i].Text)
+			in.seqs[i] = n.enc.Pair(qt, ct)
+			if n.match != nil {
+				in.seqs[i].Marks = exactMatch(in.seqs[i], qt, ct)
+			}
 		}
 	})
 	return in
+}
+
+// Exact-match marks, rows of the match table.
+const (
+	markContent = 0 // a shared piece that carries meaning
+	markFunc    = 1 // a shared stopword or punctuation piece
+)
+
+// exactMatch marks each position of s whose piece occurs in both the
+// question q and the candidate c, on both sides of the pair: the
+// exact-match feature of DrQA (Chen et al. 2017, section 3.1), on the
+// encoder's pieces. A two-layer transformer fine-tuned on a few thousand
+// questions matches words weakly (README, "The built-in model"); the mark
+// tells every layer which words the pair shares, as the lexical rankers
+// know it. Stopwords and punctuation get a mark of their own, as they
+// match almost everywhere. Other positions get -1, no mark.
+func exactMatch(s encoder.Sequence, q, c encoder.Tokens) []int {
+	inQ := make(map[int]bool, q.Len())
+	for _, id := range q.IDs {
+		inQ[id] = true
+	}
+	shared := map[int]int{}
+	for i, id := range c.IDs {
+		if id >= 0 && inQ[id] {
+			shared[id] = pieceMark(c.Text[i])
+		}
+	}
+	marks := make([]int, s.Len())
+	for i, id := range s.IDs {
+		m, ok := shared[id]
+		if !ok {
+			m = -1
+		}
+		marks[i] = m
+	}
+	return marks
+}
+
+// pieceMark is the mark of a shared piece: markFunc for a stopword or a
+// piece without a letter or digit, markContent otherwise.
+func pieceMark(piece string) int {
+	w := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(piece, "▁"), "##"))
+	if text.IsStopword(w) || !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return markFunc
+	}
+	return markContent
 }
 
 // buckets groups sequence indices by length: sorted by length, a bucket
@@ -245,7 +319,13 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 	for j, i := range idx {
 		batch[j] = seqs[i]
 	}
-	x, t := n.enc.EncodeBatch(tp, batch)
+	var x *nn.Var[float32]
+	var t int
+	if n.marking != nil {
+		x, t = n.marking.EncodeBatchMarked(tp, batch, tp.Param(n.match))
+	} else {
+		x, t = n.enc.EncodeBatch(tp, batch)
+	}
 	pooled := make([]*nn.Var[float32], len(batch))
 	for j, s := range batch {
 		l := max(min(s.Len(), t), 1)

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -46,12 +48,8 @@ func scores(t testing.TB, m model.Model, q *dataset.Question) []float64 {
 // Classify's logit₁ − logit₀; the batched, bucketed inference gives the
 // training pass's scores; and the model file restores both models.
 func TestScoresAndRoundTrip(t *testing.T) {
-	dir := tinydata.BERTDir(t)
-	benc, err := bert.LoadEncoder(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := bert.Load(dir)
+	benc := bertEncoder(t)
+	full, err := bert.Load(tinydata.BERTDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +74,11 @@ func TestScoresAndRoundTrip(t *testing.T) {
 	}
 	nntest.Close(t, "imported classifier", got, want, 1e-5)
 
-	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), tinydata.USELite(t, 1))} {
+	em := Recipe()
+	em.ExactMatch = true
+	marked := mustNew(t, em, tinydata.USELite(t, 1))
+	randomize(marked.match, 3)
+	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), tinydata.USELite(t, 1)), "use-lite, exact match": marked} {
 		t.Run(name, func(t *testing.T) {
 			m.hyper.BatchTokens = 40 // several buckets
 			inf := scores(t, m, q)
@@ -98,12 +100,60 @@ func TestScoresAndRoundTrip(t *testing.T) {
 	}
 }
 
+// randomize sets p to seeded values in (-0.5, 0.5).
+func randomize(p *nn.Param[float32], seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for i := range p.Value.Data {
+		p.Value.Data[i] = float32(rng.Float64() - 0.5)
+	}
+}
+
+// TestExactMatch checks the marks: a piece both sentences hold is marked
+// on both sides of the pair, by its kind; the separator and unshared
+// pieces are not.
+func TestExactMatch(t *testing.T) {
+	tok := func(s string, ids ...int) encoder.Tokens { return encoder.Tokens{Text: strings.Fields(s), IDs: ids} }
+	for _, c := range []struct {
+		name string
+		q, c encoder.Tokens
+		seq  []int
+		want []int
+	}{
+		{"shared words", tok("▁who ▁invented ▁the ▁cube ?", 10, 11, 12, 13, 14), tok("▁the ▁cube ▁was ▁invented ?", 12, 13, 15, 11, 14),
+			[]int{10, 11, 12, 13, 14, 2, 12, 13, 15, 11, 14}, []int{-1, 0, 1, 0, 1, -1, 1, 0, -1, 0, 1}},
+		{"nothing shared", tok("▁who", 10), tok("▁cube", 13), []int{10, 2, 13}, []int{-1, -1, -1}},
+		{"digits and word pieces", tok("▁in ▁19 74 ##s", 20, 21, 22, 23), tok("▁19 74 ##s", 21, 22, 23), []int{20, 21, 22, 23, 2, 21, 22, 23}, []int{-1, 0, 0, 1, -1, 0, 0, 1}},
+		{"unknown pieces", tok("▁x", -1), tok("▁x", -1), []int{0, 2, 0}, []int{-1, -1, -1}},
+	} {
+		if got := exactMatch(encoder.Sequence{IDs: c.seq}, c.q, c.c); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: marks %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A zero table (a fresh model) leaves the scores as they were; a
+	// trained one changes them.
+	q := tinydata.LongQuestion(5)
+	h := Recipe()
+	plain := scores(t, mustNew(t, h, tinydata.USELite(t, 1)), q)
+	h.ExactMatch = true
+	m := mustNew(t, h, tinydata.USELite(t, 1))
+	nntest.Close(t, "zero marks", scores(t, m, q), plain, 1e-6)
+	randomize(m.match, 1)
+	if reflect.DeepEqual(scores(t, m, q), plain) {
+		t.Error("the exact-match table does not change the scores")
+	}
+}
+
 // The model needs a transformer encoder, and corrupt files are errors.
 func TestErrors(t *testing.T) {
 	if _, err := New(Recipe(), tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "transformer encoder") {
 		t.Errorf("static encoder: %v", err)
 	}
 	h := Recipe()
+	h.ExactMatch = true
+	if _, err := New(h, bertEncoder(t), 1); err == nil || !strings.Contains(err.Error(), "exact-match") {
+		t.Errorf("exact match on a BERT encoder: %v", err)
+	}
+	h = Recipe()
 	h.Pool = "max"
 	if _, err := New(h, tinydata.USELite(t, 1), 1); err == nil {
 		t.Error("pool max accepted")
@@ -139,11 +189,17 @@ func (b badModel) Tensors() []safetensors.Tensor { return b.ts }
 // check is in float32: a step of 2e-3 and a tolerance relative to the
 // largest gradient of each parameter, on a random sample of entries.
 func TestGradients(t *testing.T) {
-	for _, pool := range []string{PoolMean, PoolCLS} {
-		t.Run(pool, func(t *testing.T) {
+	for _, c := range []struct {
+		pool       string
+		exactMatch bool
+	}{{PoolMean, false}, {PoolCLS, false}, {PoolMean, true}} {
+		t.Run(fmt.Sprintf("%s, exact match %v", c.pool, c.exactMatch), func(t *testing.T) {
 			h := Recipe()
-			h.Pool, h.Dropout, h.BatchTokens = pool, 0, 30
+			h.Pool, h.Dropout, h.BatchTokens, h.ExactMatch = c.pool, 0, 30, c.exactMatch
 			m := mustNew(t, h, tinydata.USELite(t, 2))
+			if m.match != nil {
+				randomize(m.match, 2)
+			}
 			q := tinydata.Question()
 			in := m.prepare(q)
 			loss := func(g *nn.Grads[float32]) float64 {
@@ -156,6 +212,9 @@ func TestGradients(t *testing.T) {
 			}
 			g := m.Params().NewGrads()
 			loss(g)
+			if m.match != nil && !slices.ContainsFunc(g.Of(m.match).Data, func(v float32) bool { return v != 0 }) {
+				t.Error("no gradient reaches the exact-match table: the question shares no piece with a candidate")
+			}
 			rng := rand.New(rand.NewPCG(1, 2))
 			checked := 0
 			for _, p := range m.Params().All() {
@@ -251,4 +310,14 @@ func TestLoadHF(t *testing.T) {
 	if _, err := LoadHF(dir); err == nil || !strings.Contains(err.Error(), "model.safetensors") {
 		t.Fatalf("a folder without weights: %v", err)
 	}
+}
+
+// bertEncoder is the tiny BERT checkpoint's encoder.
+func bertEncoder(t *testing.T) *bert.Encoder {
+	t.Helper()
+	enc, err := bert.LoadEncoder(tinydata.BERTDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
 }

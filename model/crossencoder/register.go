@@ -23,7 +23,11 @@ as2's recipe, chosen on the WikiQA dev set for USE-Lite: 2 epochs at a peak
 learning rate of 2e-4, 8 questions per step, gradients clipped to norm 1,
 dropout 0.1 on the pooled vector, keeping the epoch with the best dev MAP,
 listwise (--listwise) rather than pointwise. Fine-tune a BERT checkpoint at
-BERT's smaller rates instead (--lr 2e-5 to 5e-5, Devlin et al. 2019).`,
+BERT's smaller rates instead (--lr 2e-5 to 5e-5, Devlin et al. 2019).
+--exact-match (use-lite) adds a learned embedding to every piece that the
+question and the candidate share, one for content pieces and one for
+stopwords and punctuation (DrQA's exact-match feature, Chen et al. 2017);
+the README's "Exact-match marks" gives what it measured.`,
 		Recipe:   Recipe,
 		Paper:    Recipe,
 		Flags:    flags,
@@ -31,8 +35,14 @@ BERT's smaller rates instead (--lr 2e-5 to 5e-5, Devlin et al. 2019).`,
 		New: func(h Hyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
 			return New(h, enc, seed)
 		},
-		Describe: func(h Hyper) string { return h.Encoder + ", " + h.Pool + " pooling" },
-		Encoder:  uselite.Kind,
+		Describe: func(h Hyper) string {
+			d := h.Encoder + ", " + h.Pool + " pooling"
+			if h.ExactMatch {
+				d += ", exact-match marks"
+			}
+			return d
+		},
+		Encoder: uselite.Kind,
 	})
 }
 
@@ -40,6 +50,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.StringVar(&h.Pool, "pool", h.Pool, "pooling: mean, cls or pooler (none: pooler for a checkpoint that has one, cls for other BERT checkpoints, mean for use-lite)")
 	fs.Float64Var(&h.Dropout, "dropout", h.Dropout, "dropout on the pooled vector")
 	fs.IntVar(&h.BatchTokens, "batch-tokens", h.BatchTokens, "most positions (candidates x longest) in one padded batch")
+	fs.BoolVar(&h.ExactMatch, "exact-match", h.ExactMatch, "add a learned embedding to each piece the question and the candidate share (use-lite; DrQA's exact-match feature)")
 }
 
 // training is the fine-tuning recipe: a short schedule and a tight
