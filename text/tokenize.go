@@ -197,6 +197,13 @@ func IsPunctuation(tok string) bool {
 	return true
 }
 
+// PieceText is a subword piece's text without its mark: SentencePiece's
+// word start "▁" or WordPiece's continuation "##". Punctuation and
+// stopwords stay what they are when a tokenizer cuts them into pieces.
+func PieceText(piece string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(piece, "▁"), "##")
+}
+
 // TokensOver reports whether the texts have more than limit tokens in all
 // (as Tokenize counts them), and the count reached. A token has at least
 // one byte, so texts of at most limit bytes are not tokenised, and counting

@@ -132,3 +132,13 @@ func TestTokensOver(t *testing.T) {
 		}
 	}
 }
+
+func TestPieceText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"▁the", "the"}, {"##ing", "ing"}, {"cube", "cube"}, {"▁", ""}, {"▁?", "?"}, {"▁##x", "x"}, {"#", "#"},
+	} {
+		if got := PieceText(c.in); got != c.want {
+			t.Errorf("PieceText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -276,7 +276,7 @@ func (m *net[T]) sentence(s string) sentence[T] {
 		// Subword encoders' pieces mark word starts ("▁" in SentencePiece)
 		// or continuations ("##" in WordPiece): punctuation is still
 		// punctuation. Pieces match pieces, so the feature works on them.
-		if !text.IsPunctuation(strings.TrimPrefix(strings.TrimPrefix(t, "▁"), "##")) {
+		if !text.IsPunctuation(text.PieceText(t)) {
 			words[t] = true
 		}
 	}

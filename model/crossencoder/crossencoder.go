@@ -34,7 +34,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
@@ -262,8 +261,8 @@ func exactMatch(s encoder.Sequence, q, c encoder.Tokens) []int {
 // pieceMark is the mark of a shared piece: markFunc for a stopword or a
 // piece without a letter or digit, markContent otherwise.
 func pieceMark(piece string) int {
-	w := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(piece, "▁"), "##"))
-	if text.IsStopword(w) || !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+	w := strings.ToLower(text.PieceText(piece))
+	if text.IsStopword(w) || text.IsPunctuation(w) {
 		return markFunc
 	}
 	return markContent
