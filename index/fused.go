@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/as2/as2/rank"
 )
 
 // RRFK is reciprocal rank fusion's constant, Cormack et al.'s 60.
@@ -80,20 +82,14 @@ func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, err
 		if err != nil {
 			return nil, fmt.Errorf("fused retriever %d: %w", i+1, err)
 		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, h := range hits {
-			lo, hi = min(lo, h.Score), max(hi, h.Score)
-		}
-		for rank, h := range hits {
+		scale := minMaxScaler(len(hits), func(i int) float64 { return hits[i].Score })
+		for pos, h := range hits {
 			if _, seen := score[h.ID]; !seen {
 				order = append(order, h.ID)
 			}
-			s := 1 / (c + float64(rank+1))
+			s := 1 / (c + float64(pos+1)) // rank counted from 1
 			if f.Fusion == FusionRelative {
-				s = 1 // a list of equal scores
-				if hi > lo {
-					s = (h.Score - lo) / (hi - lo)
-				}
+				s = scale(h.Score)
 			}
 			score[h.ID] += w * s
 		}
@@ -104,4 +100,40 @@ func (f Fused) Retrieve(ctx context.Context, question string, k int) ([]Hit, err
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return out[:min(k, len(out))], nil
+}
+
+// minMaxScaler returns the min-max scaling to [0, 1] of the n scores
+// score(0..n-1), relative score fusion's: a list of equal scores scales to
+// 1. The range is the finite scores' (a ranker scores an empty candidate
+// −Inf, which stays −Inf).
+func minMaxScaler(n int, score func(i int) float64) func(float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range n {
+		if s := score(i); !math.IsInf(s, 0) && !math.IsNaN(s) {
+			lo, hi = min(lo, s), max(hi, s)
+		}
+	}
+	return func(s float64) float64 {
+		if hi > lo {
+			return (s - lo) / (hi - lo)
+		}
+		return 1
+	}
+}
+
+// FuseStages orders a reranked list by relative score fusion of the
+// ranker's scores (weight 1) and the retriever's (weight w), each min-max
+// scaled over the list (Reranked.RetrievalWeight): ranked is the ranker's
+// order of hits (its Index into hits), and the result's scores are the
+// fused ones. Ties keep the ranker's order.
+func FuseStages(ranked []rank.Scored, hits []Hit, w float64) []rank.Scored {
+	byRanker := minMaxScaler(len(ranked), func(i int) float64 { return ranked[i].Score })
+	byRetriever := minMaxScaler(len(hits), func(i int) float64 { return hits[i].Score })
+	out := make([]rank.Scored, len(ranked))
+	for i, s := range ranked {
+		out[i] = s
+		out[i].Score = byRanker(s.Score) + w*byRetriever(hits[s.Index].Score)
+	}
+	slices.SortStableFunc(out, func(a, b rank.Scored) int { return cmp.Compare(b.Score, a.Score) })
+	return out
 }

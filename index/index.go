@@ -131,11 +131,19 @@ func Build[A, Q any](ctx context.Context, enc Encoder[A, Q], idx Index[A, Q], id
 // retrieval order (what rankers that read positions take as document
 // order), and Ranker orders them. A hit's Score is then the ranker's.
 // Texts gives each answer's text by id.
+//
+// With RetrievalWeight w > 0, the order is by a relative score fusion of
+// the two stages instead (as Fused's FusionRelative): the ranker's scores
+// and the retriever's, each min-max scaled over the Depth answers to
+// [0, 1], summed with weights 1 and w; a hit's Score is that sum. A
+// reranker trained on one document's sentences can miss what the
+// retriever's collection-wide score knows (a rare word's weight, say).
 type Reranked struct {
-	Retriever Retriever
-	Ranker    rank.Ranker
-	Depth     int
-	Texts     map[string]string
+	Retriever       Retriever
+	Ranker          rank.Ranker
+	Depth           int
+	Texts           map[string]string
+	RetrievalWeight float64
 }
 
 // Retrieve implements Retriever: the k best of the Depth retrieved (all of
@@ -156,6 +164,9 @@ func (r Reranked) Retrieve(ctx context.Context, question string, k int) ([]Hit, 
 	ranked, err := rank.Texts(ctx, r.Ranker, question, texts)
 	if err != nil {
 		return nil, fmt.Errorf("reranking: %w", err)
+	}
+	if r.RetrievalWeight > 0 {
+		ranked = FuseStages(ranked, hits, r.RetrievalWeight)
 	}
 	out := make([]Hit, 0, min(k, len(ranked)))
 	for _, s := range ranked[:min(k, len(ranked))] {

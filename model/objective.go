@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/as2/as2/dataset"
@@ -84,6 +85,69 @@ func (TripletHinge) Usable(q *dataset.Question) bool { return mixed(q) }
 // Loss implements Objective.
 func (o TripletHinge) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question) *nn.Var[float32] {
 	return tp.Hinge(scores, labels(q), o.Margin)
+}
+
+// Distilled is Base plus knowledge distillation (Hinton, Vinyals and Dean
+// 2015): Weight · T² · KL(softmax(t/T) ‖ softmax(s/T)) over a question's
+// candidates, t the teacher's scores and s the model's, at temperature T.
+// The model learns the teacher's whole ordering of the candidates, not
+// only which are gold: how close each wrong one comes. T² keeps the
+// gradient's size as T changes. A question the teacher has no scores for
+// (Teacher returns nil) trains on Base alone.
+type Distilled struct {
+	Base        Objective
+	Teacher     func(q *dataset.Question) []float32
+	Weight      float64
+	Temperature float64
+}
+
+// Name implements Objective.
+func (d Distilled) Name() string { return d.Base.Name() + "+distilled" }
+
+// Usable implements Objective: what Base can use.
+func (d Distilled) Usable(q *dataset.Question) bool { return d.Base.Usable(q) }
+
+// Loss implements Objective.
+func (d Distilled) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *dataset.Question) *nn.Var[float32] {
+	loss := d.Base.Loss(tp, scores, q)
+	t := d.Teacher(q)
+	if t == nil || d.Weight == 0 {
+		return loss
+	}
+	if len(t) != scores.Value.Len() {
+		panic(fmt.Sprintf("model: Distilled: %d teacher scores for %d candidates", len(t), scores.Value.Len()))
+	}
+	temp := d.Temperature
+	if temp <= 0 {
+		temp = 1
+	}
+	kl := tp.KLDiv(tp.Scale(scores, 1/temp), softmaxAt(t, temp))
+	return tp.Add(loss, tp.Scale(kl, d.Weight*temp*temp))
+}
+
+// softmaxAt is softmax(x/temp); -Inf scores (empty candidates) get 0.
+func softmaxAt(x []float32, temp float64) []float32 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = max(mx, float64(v))
+	}
+	out := make([]float32, len(x))
+	if math.IsInf(mx, -1) { // nothing scored: no preference
+		for i := range out {
+			out[i] = 1 / float32(len(x))
+		}
+		return out
+	}
+	var z float64
+	for i, v := range x {
+		e := math.Exp((float64(v) - mx) / temp)
+		out[i] = float32(e)
+		z += e
+	}
+	for i := range out {
+		out[i] = float32(float64(out[i]) / z)
+	}
+	return out
 }
 
 // mixed reports whether every candidate of q is labelled and q has at least

@@ -163,14 +163,21 @@ type RetrieveRequest struct {
 	// Depth is how many answers are retrieved for the rerank stage
 	// (default max(k, DefaultDepth), at most Limits.MaxDocuments).
 	Depth *int `json:"depth,omitempty"`
+	// RetrievalWeight, with a rerank stage, orders the answers by the
+	// reranker's score plus this times the retriever's, each min-max
+	// scaled over the Depth answers (index.Reranked's relative score
+	// fusion of the two stages); 0 or absent: the reranker's order alone.
+	RetrievalWeight float64 `json:"retrieval_weight,omitempty"`
 }
 
 // RetrieveResult is one answer, best first.
 type RetrieveResult struct {
-	Rank  int     `json:"rank"` // 1-based
-	ID    string  `json:"id"`
-	Text  string  `json:"text"`
-	Score float64 `json:"score"` // the reranker's score when reranked, else the retriever's
+	Rank int    `json:"rank"` // 1-based
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	// Score is the retriever's, or with a rerank stage the reranker's, or
+	// with a retrieval weight the two stages' fused score.
+	Score float64 `json:"score"`
 	// With a rerank stage: the retriever's score and 1-based rank.
 	RetrievalScore *float64 `json:"retrieval_score,omitempty"`
 	RetrievalRank  *int     `json:"retrieval_rank,omitempty"`
@@ -232,9 +239,15 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	}
 	depth := k
 	label := name
+	if !(req.RetrievalWeight >= 0 && req.RetrievalWeight <= 1e3) {
+		return nil, name, badRequest(CodeInvalidRequest, "retrieval_weight: %v; want 0 to 1000", req.RetrievalWeight)
+	}
 	if req.Rerank == "" {
 		if req.Depth != nil {
 			return nil, name, badRequest(CodeInvalidRequest, "depth: only with rerank (without a rerank stage, k answers are retrieved)")
+		}
+		if req.RetrievalWeight != 0 {
+			return nil, name, badRequest(CodeInvalidRequest, "retrieval_weight: only with rerank (it weighs the retriever's score against the reranker's)")
 		}
 	} else {
 		if _, ok := s.rankers[req.Rerank]; !ok {
@@ -301,6 +314,9 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	ranked, err := rank.Texts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
 	if err != nil {
 		return nil, label, err
+	}
+	if req.RetrievalWeight > 0 {
+		ranked = index.FuseStages(ranked, hits, req.RetrievalWeight)
 	}
 	for i, sc := range ranked[:min(k, len(ranked))] {
 		h := hits[sc.Index]

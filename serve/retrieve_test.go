@@ -141,6 +141,12 @@ func TestRetrieve(t *testing.T) {
 		{name: "rerank the retriever's best only", body: `{"index": "faq", "question": "who wrote the play hamlet?", "k": 1, "rerank": "wo", "depth": 1}`,
 			status: 200, ids: []string{"who"}, reranked: true},
 		{name: "rerank, nothing retrieved", body: `{"index": "faq", "question": "penguins", "rerank": "wo"}`, status: 200, ids: []string{}},
+		// A retrieval weight fuses BM25's scores back in: a heavy one gives
+		// BM25's order back, a light one keeps word overlap's.
+		{name: "rerank fused with a heavy retrieval weight", body: `{"index": "faq", "question": "who wrote the play hamlet?", "k": 1, "rerank": "wo", "retrieval_weight": 1000}`,
+			status: 200, ids: []string{"who"}, reranked: true},
+		{name: "rerank fused with a light retrieval weight", body: `{"index": "faq", "question": "who wrote the play hamlet?", "k": 1, "rerank": "wo", "retrieval_weight": 0.001}`,
+			status: 200, ids: []string{"play"}, reranked: true},
 
 		{name: "unknown index", body: `{"index": "wiki", "question": "q"}`, status: 404, code: CodeIndexNotFound, msg: `unknown index "wiki" (have broken, faq, orphan, slow`},
 		{name: "index left out, several", body: `{"question": "q"}`, status: 400, code: CodeInvalidRequest, msg: "index: required, the server has 4"},
@@ -153,6 +159,8 @@ func TestRetrieve(t *testing.T) {
 		{name: "k of the wrong type", body: `{"index": "faq", "question": "q", "k": "3"}`, status: 400, code: CodeWrongType, msg: `field "k": string given, want an integer`},
 		{name: "unknown reranker", body: `{"index": "faq", "question": "q", "rerank": "gpt"}`, status: 404, code: CodeModelNotFound, msg: `rerank: unknown model "gpt"`},
 		{name: "depth without rerank", body: `{"index": "faq", "question": "q", "depth": 50}`, status: 400, code: CodeInvalidRequest, msg: "depth: only with rerank"},
+		{name: "retrieval weight without rerank", body: `{"index": "faq", "question": "q", "retrieval_weight": 1}`, status: 400, code: CodeInvalidRequest, msg: "retrieval_weight: only with rerank"},
+		{name: "negative retrieval weight", body: `{"index": "faq", "question": "q", "rerank": "wo", "retrieval_weight": -1}`, status: 400, code: CodeInvalidRequest, msg: "retrieval_weight: -1; want 0 to 1000"},
 		{name: "depth below k", body: `{"index": "faq", "question": "q", "k": 3, "rerank": "wo", "depth": 2}`, status: 400, code: CodeInvalidRequest, msg: "depth: 2; want k (3) to 6"},
 		{name: "depth over the limit", body: `{"index": "faq", "question": "q", "rerank": "wo", "depth": 100}`, status: 400, code: CodeInvalidRequest, msg: "depth: 100"},
 		{name: "a field of another route", body: `{"index": "faq", "question": "q", "top_n": 3}`, status: 400, code: CodeUnknownField, msg: `unknown field "top_n"`},
@@ -243,7 +251,7 @@ func TestRetrieve(t *testing.T) {
 	resp.Body.Close()
 	for _, want := range []string{
 		`as2_requests_total{code="200",model="faq",route="/v1/retrieve"} 3`,
-		`as2_requests_total{code="200",model="faq/wo",route="/v1/retrieve"} 4`,
+		`as2_requests_total{code="200",model="faq/wo",route="/v1/retrieve"} 6`,
 		`as2_requests_total{code="504",model="slow",route="/v1/retrieve"} 1`,
 		`as2_requests_total{code="404",model="",route="/v1/retrieve"} 1`,
 	} {

@@ -6,7 +6,7 @@
 //	                  -> {"model", "results": [{"index", "relevance_score", "document"?}, ...]}
 //	POST /v1/select   {"model", "question", "document" | "sentences": [...], "top_n"}
 //	                  -> {"model", "sentences": [{"index", "text", "score"}, ...], "answer"?, "probability"?}
-//	POST /v1/retrieve {"index", "question", "k", "rerank"?, "depth"?}
+//	POST /v1/retrieve {"index", "question", "k", "rerank"?, "depth"?, "retrieval_weight"?}
 //	                  -> {"index", "rerank"?, "depth"?, "results": [{"rank", "id", "text", "score",
 //	                      "retrieval_score"?, "retrieval_rank"?}, ...]}
 //	GET  /v1/models   the configured rankers ("data") and indexes ("indexes")
@@ -29,7 +29,9 @@
 // a two-stage cascade, retrieve:depth → ranker: the depth best answers
 // (default max(k, 100)) become one question's candidates, in retrieval
 // order, for one of the server's rankers, and the k best of its ranking
-// are returned with their retrieval scores and ranks beside its scores.
+// are returned with their retrieval scores and ranks beside its scores;
+// "retrieval_weight" orders them by the two stages' scores fused
+// (index.FuseStages) instead.
 // AddHybrid serves the fusion of indexes of one pool (index.Fused) as one
 // more index: hybrid retrieval, BM25's list with a dual encoder's.
 //

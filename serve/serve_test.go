@@ -291,7 +291,7 @@ func FuzzRequests(f *testing.F) {
 					t.Fatalf("POST %s %q: accepted", path, body)
 				}
 				for k := range keys {
-					if !slices.Contains([]string{"model", "query", "documents", "top_n", "return_documents", "question", "document", "sentences", "index", "k", "rerank", "depth"}, k) {
+					if !slices.Contains([]string{"model", "query", "documents", "top_n", "return_documents", "question", "document", "sentences", "index", "k", "rerank", "depth", "retrieval_weight"}, k) {
 						t.Fatalf("POST %s %q: accepted the key %q", path, body, k)
 					}
 				}

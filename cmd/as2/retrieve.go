@@ -78,6 +78,7 @@ type retrieveEval struct {
 	fuse                             string  // a second retriever, merged by --fusion
 	fuseWeight                       float64 // its list's weight
 	fusion                           string  // index.FusionRRF or FusionRelative
+	retrievalWeight                  float64 // with rerank: the retrieval score's weight in the final order
 	depth                            int
 	vectorFlags                      bool // a flag of the vector indexes was given
 }
@@ -119,7 +120,9 @@ as2 serve's /v1/retrieve runs with "rerank": the --depth answers retrieved
 become one question's candidates, in retrieval order, and the ranker
 (builtin, a rule-based ranker, or a model file) orders them; the measures
 are then the reranked list's, and the time per question includes the
-ranker's.`,
+ranker's. --retrieval-weight W orders the reranked list by the ranker's score
+plus W times the retrieval score, each min-max scaled over the --depth
+answers (relative score fusion of the two stages).`,
 		Example: `  as2 retrieve eval --pool reqa-squad.jsonl
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx
   as2 retrieve eval --pool reqa-squad-test.jsonl --retriever dual.as2 --index hnsw
@@ -142,6 +145,7 @@ ranker's.`,
 	f.Float64Var(&c.fuseWeight, "fuse-weight", 1, "weight of the --fuse list in the fusion (--retriever's: 1)")
 	f.StringVar(&c.fusion, "fusion", index.FusionRRF, "how --fuse merges the lists: rrf (reciprocal rank fusion) or relative (min-max scaled scores)")
 	f.StringVar(&c.rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+strings.Join(rank.Names, ", ")+") or a model file")
+	f.Float64Var(&c.retrievalWeight, "retrieval-weight", 0, "with --rerank: order by the ranker's score plus this times the retrieval score, each min-max scaled over the --depth answers (0: the ranker's order alone)")
 	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines, and hnsw insertions) at once")
 	f.StringVar(&c.format, "format", "table", "output: table or json")
 	return cmd
@@ -165,6 +169,12 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	if err := (index.Fused{Fusion: c.fusion}).Check(); err != nil {
 		return fmt.Errorf("--%w", err) // --fusion "x": want ...
+	}
+	if !(c.retrievalWeight >= 0 && c.retrievalWeight <= 1e3) {
+		return fmt.Errorf("--retrieval-weight %v: want 0 to 1000", c.retrievalWeight)
+	}
+	if c.retrievalWeight > 0 && c.rerank == "" {
+		return fmt.Errorf("--retrieval-weight %v: only with --rerank", c.retrievalWeight)
 	}
 	var rk rank.Ranker
 	if c.rerank != "" {
@@ -197,8 +207,11 @@ func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error 
 		for _, a := range pool.Answers {
 			texts[a.ID] = a.Text
 		}
-		r = index.Reranked{Retriever: r, Ranker: rk, Depth: c.depth, Texts: texts}
+		r = index.Reranked{Retriever: r, Ranker: rk, Depth: c.depth, Texts: texts, RetrievalWeight: c.retrievalWeight}
 		desc += fmt.Sprintf(" → %s (the %d retrieved reranked)", c.rerank, c.depth)
+		if c.retrievalWeight > 0 {
+			desc += fmt.Sprintf(", fused with the retrieval score (weight %g)", c.retrievalWeight)
+		}
 	}
 	built := time.Since(start)
 	start = time.Now()

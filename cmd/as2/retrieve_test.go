@@ -50,6 +50,10 @@ func TestRetrieveEval(t *testing.T) {
 			t.Errorf("--rerank %s: %v\n%s", rr, err, out)
 		}
 	}
+	out, err = run(t, "retrieve", "eval", "--pool", pool, "--load-index", idx, "--depth", "10", "--rerank", "wo", "--retrieval-weight", "0.5", "--format", "json")
+	if err != nil || !strings.Contains(out, "fused with the retrieval score (weight 0.5)") || !strings.Contains(out, `"mrr":1`) {
+		t.Errorf("--rerank wo --retrieval-weight 0.5: %v\n%s", err, out)
+	}
 	if err := os.WriteFile(idx, []byte("AS2INDEXbm25\x00\x00\x00\x00\x01\x00\x00\x00junk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +72,8 @@ func TestRetrieveEval(t *testing.T) {
 		{[]string{"retrieve", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", "tfidf"}, "--rerank tfidf: unknown ranker"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--retrieval-weight", "1"}, "--retrieval-weight 1: only with --rerank"},
+		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", "wo", "--retrieval-weight", "-1"}, "--retrieval-weight -1: want 0 to 1000"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", filepath.Join(dir, "none.as2")}, "none.as2"},
 		{[]string{"data", "reqa", "--path", squad}, "--out is required"},
 		{[]string{"data", "reqa", "--path", dir, "--half", "middle", "--out", pool}, `unknown split "middle"`},
@@ -170,6 +176,13 @@ func TestTrainDualRetrieve(t *testing.T) {
 		"--filters", "4", "--kernel", "2", "--epochs", "1", "--out", cosinet); err != nil {
 		t.Fatal(err)
 	}
+	// Distillation from the trained model: a teacher scores the training
+	// questions and the student trains.
+	student := filepath.Join(dir, "student.as2")
+	if out, err := run(t, "train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove",
+		"--filters", "4", "--kernel", "2", "--epochs", "1", "--distill", cosinet, "--distill-temperature", "0.5", "--out", student); err != nil {
+		t.Errorf("train --distill: %v\n%s", err, out)
+	}
 	base := []string{"train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove", "--epochs", "1", "--out", m}
 	for _, tc := range []struct {
 		args []string
@@ -180,6 +193,11 @@ func TestTrainDualRetrieve(t *testing.T) {
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--also", "wikiqa"), `--also "wikiqa": want DATASET:SPLIT`},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--batch", "1"), "at least 2 pairs"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--endx", "--hidden", "5", "--cross-heads", "3"), "cross-attention heads"},
+		{append(base, "--distill-weight", "2"), "--distill-weight and --distill-temperature are for --distill"},
+		{append(base, "--distill", "wo", "--distill-weight", "0"), "--distill-weight 0: want more than 0"},
+		{append(base, "--distill", "wo", "--distill-temperature", "-1"), "--distill-temperature -1"},
+		{append(base, "--distill", filepath.Join(dir, "none.as2")), "none.as2"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo"), "--distill: not with the in-batch objective"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers for an index"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},
 	} {

@@ -49,6 +49,9 @@ type trainCmd struct {
 	inBatch model.InBatchObjective
 	also    []string
 	devPool string
+	// Distillation: a teacher ranker and the KL term's weight and temperature.
+	distill                    string
+	distillWeight, distillTemp float64
 	// owners maps each architecture flag to the architectures that have it.
 	owners map[string][]string
 }
@@ -115,6 +118,9 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringSliceVar(&t.also, "also", nil, "in-batch objectives: more training pairs from DATASET:SPLIT (repeatable), e.g. trecqa:train-all, squad:train (SQuAD v1.1 dev's article-disjoint train half)")
 	fs.StringVar(&t.devPool, "dev-pool", "", "in-batch objectives: ReQA pool (as2 data reqa) whose retrieval MRR is measured after each epoch and, with --keep-best, selects the epoch")
 	fs.BoolVar(&t.listwise, "listwise", false, "shorthand for --objective listwise")
+	fs.StringVar(&t.distill, "distill", "", "teacher: a model file (or builtin, or a rule-based ranker) whose scores of each training question's candidates the model also learns, by the KL divergence of their softmaxes (Hinton et al. 2015), added to --objective")
+	fs.Float64Var(&t.distillWeight, "distill-weight", 1, "with --distill: the KL term's weight")
+	fs.Float64Var(&t.distillTemp, "distill-temperature", 1, "with --distill: the softmaxes' temperature (scores are divided by it; cosine scores, in [-1, 1], want about 0.1)")
 	t.owners = declareArchFlags(fs)
 	o := &t.opts
 	fs.IntVar(&o.Epochs, "epochs", 0, "passes over the training questions (default: the architecture's: cosinet 3, ca and compclip 5)")
@@ -340,6 +346,19 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	} else if len(t.also) > 0 || t.devPool != "" {
 		return fmt.Errorf("--also and --dev-pool are for the in-batch objectives (%s), not --objective %s", strings.Join(model.InBatchObjectives, ", "), t.objective)
 	}
+	if t.distill == "" && (fs.Changed("distill-weight") || fs.Changed("distill-temperature")) {
+		return fmt.Errorf("--distill-weight and --distill-temperature are for --distill (a teacher model)")
+	}
+	if t.distill != "" {
+		switch {
+		case t.inBatch != nil:
+			return fmt.Errorf("--distill: not with the in-batch objective %s (it scores a question's candidates; %s scores a batch)", t.objective, t.objective)
+		case !(t.distillWeight > 0 && t.distillWeight <= 1e3):
+			return fmt.Errorf("--distill-weight %v: want more than 0, at most 1000", t.distillWeight)
+		case !(t.distillTemp > 0 && t.distillTemp <= 1e3):
+			return fmt.Errorf("--distill-temperature %v: want more than 0, at most 1000", t.distillTemp)
+		}
+	}
 	if t.listwise {
 		if fs.Changed("objective") && obj != model.Listwise {
 			return fmt.Errorf("--listwise and --objective %s: give one", t.objective)
@@ -412,6 +431,11 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 	trainQs, devQs, err := t.loadData()
 	if err != nil {
 		return nil, nil, err
+	}
+	if t.distill != "" {
+		if t.opts.Objective, err = t.distilled(cmd, trainQs); err != nil {
+			return nil, nil, err
+		}
 	}
 	if m == nil {
 		enc, err := t.openEncoder(stderr)
@@ -501,4 +525,41 @@ func (t *trainCmd) progressBar(w io.Writer) *progressbar.ProgressBar {
 	}
 	return progressbar.NewOptions(1, progressbar.OptionSetWriter(w), progressbar.OptionSetPredictTime(true),
 		progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond))
+}
+
+// distilled is the objective with --distill's teacher: the teacher scores
+// every training question's candidates once, before training.
+func (t *trainCmd) distilled(cmd *cobra.Command, qs []dataset.Question) (model.Objective, error) {
+	teacher, err := openRanker("--distill", t.distill)
+	if err != nil {
+		return nil, err
+	}
+	key := func(q *dataset.Question) string { return q.ID + "\x00" + q.Text }
+	scores := make(map[string][]float32, len(qs))
+	p := newProgress(cmd.ErrOrStderr(), len(qs), "teacher scoring")
+	for i := range qs {
+		q := &qs[i]
+		s, err := teacher.Score(cmd.Context(), q)
+		if err != nil {
+			return nil, fmt.Errorf("--distill %s: question %s: %w", t.distill, q.ID, err)
+		}
+		t32 := make([]float32, len(s))
+		for j, v := range s {
+			t32[j] = float32(v)
+		}
+		scores[key(q)] = t32
+		p.step(i + 1)
+	}
+	p.done()
+	return model.Distilled{
+		Base: t.opts.Objective,
+		Teacher: func(q *dataset.Question) []float32 {
+			if s := scores[key(q)]; len(s) == len(q.Candidates) {
+				return s
+			}
+			return nil
+		},
+		Weight:      t.distillWeight,
+		Temperature: t.distillTemp,
+	}, nil
 }

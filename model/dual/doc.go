@@ -65,4 +65,8 @@
 // products in GAM the same way (distillation's softened student). A
 // transformer tower ends in LayerNorm, so its vectors cannot shrink to
 // match soft targets and pull together instead; it needs both.
+// Hyper.GAMStart, also as2's, holds GAM back for that many epochs, so that
+// the cross side, trained from scratch, ranks the batch before it is a
+// target; over a pretrained dual side (USE-Lite) the paper's schedule has
+// GAM pull a good geometry towards an untrained one.
 package dual

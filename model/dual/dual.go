@@ -69,6 +69,11 @@ type Hyper struct {
 	AlphaAA    float64 `json:"alpha_aa"`    // α_{a|a} (the paper prints 1e4)
 	Ramp       float64 `json:"ramp"`        // epochs over which the α_x rise from 0 (5); 0: none
 	StopGrad   bool    `json:"stop_grad"`   // GAM's gradient does not reach the cross side
+	// GAMStart is the epochs of training before GAM's ramp begins (as2's
+	// addition; 0, the paper's: from the start): the cross side, trained
+	// from scratch by L_cross, learns to rank before its geometry is a
+	// target.
+	GAMStart float64 `json:"gam_start,omitempty"`
 	// GAMTemp divides the cross-embeddings' inner products in GAM's
 	// target distributions (Eq. 7; 0 or 1: none, the paper's kernel).
 	GAMTemp float64 `json:"gam_temperature,omitempty"`
@@ -140,6 +145,8 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("GAM dual temperature %v: want 0 to 10000 (0: 1)", h.GAMDualTemp)
 	case !(h.Ramp >= 0 && h.Ramp <= 1e3):
 		return fmt.Errorf("ramp %v: want 0 to 1000 epochs", h.Ramp)
+	case !(h.GAMStart >= 0 && h.GAMStart <= 1e3):
+		return fmt.Errorf("GAM start %v: want 0 to 1000 epochs", h.GAMStart)
 	}
 	for _, a := range alphas {
 		if !(a >= 0 && a <= 1e6) {

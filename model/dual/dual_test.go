@@ -53,6 +53,7 @@ func TestValidate(t *testing.T) {
 		{"cross heads", func(h *Hyper) { h.ENDX, h.Hidden, h.CrossHeads = true, 5, 3 }, "cross-attention heads"},
 		{"alpha", func(h *Hyper) { h.AlphaQQ = -1 }, "loss weight"},
 		{"ramp", func(h *Hyper) { h.Ramp = math.Inf(1) }, "ramp"},
+		{"gam start", func(h *Hyper) { h.GAMStart = -1 }, "GAM start -1"},
 		{"encoder", func(h *Hyper) { h.Encoder = "use-lite" }, "encoder"},
 		{"pool encoder over a layer", func(h *Hyper) { h.Pool = PoolEncoder }, "needs layer none"},
 		{"no sentence head", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolEncoder }, "static encoder has no sentence head"},
@@ -201,6 +202,13 @@ func TestRamp(t *testing.T) {
 	h.Ramp = 0
 	if w := h.gamWeights(0); w.AQ != h.AlphaAQ {
 		t.Errorf("no ramp: α_a|q %v at epoch 0, want %v", w.AQ, h.AlphaAQ)
+	}
+	// Started after an epoch, over half an epoch.
+	h.GAMStart, h.Ramp = 1, 0.5
+	for _, c := range []struct{ epoch, aq float64 }{{0, 0}, {0.99, 0}, {1, 0}, {1.25, 0.25}, {1.5, 0.5}, {3, 0.5}} {
+		if w := h.gamWeights(c.epoch); math.Abs(w.AQ-c.aq) > 1e-12 {
+			t.Errorf("start 1, ramp 0.5, epoch %v: α_a|q %v, want %v", c.epoch, w.AQ, c.aq)
+		}
 	}
 }
 

@@ -71,11 +71,14 @@ func (c *cross[T]) embed(tp *nn.Tape[T], pen bool, qx, ax []*nn.Var[T]) (qc, ac 
 
 // gamWeights are the α_x of Eq. 12 after epoch epochs: each rises
 // linearly from 0 to its final value over the first Ramp epochs (section
-// 4.4).
+// 4.4), or over the Ramp epochs after GAMStart (0 before it).
 func (h Hyper) gamWeights(epoch float64) gamWeights {
 	r := 1.0
-	if h.Ramp > 0 && epoch < h.Ramp {
-		r = max(epoch, 0) / h.Ramp
+	switch e := epoch - h.GAMStart; {
+	case e < 0:
+		r = 0
+	case h.Ramp > 0 && e < h.Ramp:
+		r = e / h.Ramp
 	}
 	return gamWeights{AQ: r * h.AlphaAQ, QA: r * h.AlphaQA, QQ: r * h.AlphaQQ, AA: r * h.AlphaAA, Temp: h.GAMTemp, DualTemp: h.GAMDualTemp}
 }

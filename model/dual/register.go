@@ -88,6 +88,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.Float64Var(&h.AlphaQQ, "gam-qq", h.AlphaQQ, "ENDX: final α_{q|q} (the paper prints 1e4; 0 drops the term)")
 	fs.Float64Var(&h.AlphaAA, "gam-aa", h.AlphaAA, "ENDX: final α_{a|a} (the paper prints 1e4; 0 drops the term)")
 	fs.Float64Var(&h.Ramp, "gam-ramp", h.Ramp, "ENDX: epochs over which the GAM weights rise linearly from 0 (0: none)")
+	fs.Float64Var(&h.GAMStart, "gam-start", h.GAMStart, "ENDX: epochs trained before the GAM weights' ramp begins, so that the cross side learns to rank first (0: from the start, the paper's)")
 	fs.BoolVar(&h.StopGrad, "gam-stop-grad", h.StopGrad, "ENDX: no gradient from GAM into the cross-encoder")
 	fs.Float64Var(&h.GAMTemp, "gam-temperature", h.GAMTemp, "ENDX: divide the cross side's inner products by this in GAM's target distributions (0 or 1: none, the paper's)")
 	fs.Float64Var(&h.GAMDualTemp, "gam-dual-temperature", h.GAMDualTemp, "ENDX: divide the dual side's inner products by this in GAM (0 or 1: none, the paper's)")

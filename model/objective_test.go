@@ -1,0 +1,73 @@
+package model_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model"
+	"github.com/as2/as2/nn"
+)
+
+// TestDistilled checks the distillation term against its formula,
+// w·T²·KL(softmax(t/T) ‖ softmax(s/T)), added to the base objective, its
+// gradient's sign, and that a question without teacher scores trains on
+// the base alone.
+func TestDistilled(t *testing.T) {
+	q := tinydata.Question()
+	s := []float32{0.2, 0.9, -0.4, 0.1}
+	teacher := []float32{0.5, 0.3, -0.2, 0.0}
+	softmax := func(x []float32, temp float64) []float64 {
+		var z float64
+		out := make([]float64, len(x))
+		for i, v := range x {
+			out[i] = math.Exp(float64(v) / temp)
+			z += out[i]
+		}
+		for i := range out {
+			out[i] /= z
+		}
+		return out
+	}
+	for _, c := range []struct{ w, temp float64 }{{1, 1}, {0.5, 0.1}, {2, 3}} {
+		d := model.Distilled{Base: model.Listwise, Weight: c.w, Temperature: c.temp,
+			Teacher: func(*dataset.Question) []float32 { return teacher }}
+		grads := nn.NewParams[float32]()
+		p := grads.New("s", 4)
+		copy(p.Value.Data, s)
+		g := grads.NewGrads()
+		tp := nn.NewTape(g, 0)
+		sv := tp.Param(p)
+		got := d.Loss(tp, sv, q)
+		tp.Backward(got)
+		base := model.Listwise.Loss(nn.NewTape[float32](nil, 0), nn.NewTape[float32](nil, 0).Const(nn.FromSlice(s, 4)), q).Scalar()
+		pt, ps := softmax(teacher, c.temp), softmax(s, c.temp)
+		var kl float64
+		for i := range pt {
+			kl += pt[i] * math.Log(pt[i]/ps[i])
+		}
+		want := float64(base) + c.w*c.temp*c.temp*kl
+		if math.Abs(float64(got.Scalar())-want) > 1e-5 {
+			t.Errorf("w %v, T %v: loss %v, want %v", c.w, c.temp, got.Scalar(), want)
+		}
+		if d.Name() != "listwise+distilled" || !d.Usable(q) {
+			t.Errorf("name %q, usable %v", d.Name(), d.Usable(q))
+		}
+		// Candidate 0, which the teacher ranks first and the gold labels
+		// do not, is pulled up by the KL term alone: its gradient is
+		// lower than under the base objective.
+		gb := grads.NewGrads()
+		tb := nn.NewTape(gb, 0)
+		tb.Backward(model.Listwise.Loss(tb, tb.Param(p), q))
+		if g.Of(p).Data[0] >= gb.Of(p).Data[0] {
+			t.Errorf("w %v, T %v: gradient of candidate 0 %v with the teacher, %v without", c.w, c.temp, g.Of(p).Data[0], gb.Of(p).Data[0])
+		}
+	}
+	none := model.Distilled{Base: model.Listwise, Weight: 1, Temperature: 1, Teacher: func(*dataset.Question) []float32 { return nil }}
+	tp := nn.NewTape[float32](nil, 0)
+	sv := tp.Const(nn.FromSlice(s, 4))
+	if a, b := none.Loss(tp, sv, q).Scalar(), model.Listwise.Loss(tp, sv, q).Scalar(); a != b {
+		t.Errorf("no teacher scores: loss %v, the base's %v", a, b)
+	}
+}
