@@ -15,6 +15,16 @@ held-out dev and test sets of the cross-dataset protocol for each form:
   gated           bm25 and idf-overlap also enter multiplied by the model's
                   uncertainty on the question (1 - its top softmax weight),
                   so the fit may lean on the words when the model is unsure
+  lexical gate    bm25 and idf-overlap also enter multiplied by BM25's
+                  confidence on the question, (b1 - b2) / b1 over its two
+                  best candidates' scores: questions written from the
+                  passage (SQuAD) tend to have one candidate that shares
+                  far more rare words than the rest, search queries
+                  (WikiQA) do not
+  coverage gate   the same with the question's word coverage instead: the
+                  most question words one candidate shares (wo) over the
+                  question's distinct words (a regex count, close to but
+                  not exactly as2's tokens)
   model + 2 bm25  a fixed rule, standardised per question, no fit
 
 Pure Python (no numpy): the fit is a conditional logit (listwise softmax
@@ -24,6 +34,7 @@ ties by candidate order, as as2's metrics do.
 import json
 import math
 import os
+import re
 import sys
 
 LEX = ["wo", "idf-overlap", "bm25"]
@@ -32,8 +43,8 @@ SETS = os.environ.get("SETS", "out/blend-study")
 
 
 def load(ranker, sset):
-    """[(labels, [model, wo, idf-overlap, bm25] score lists)] of the
-    questions with an answer."""
+    """[(labels, [model, wo, idf-overlap, bm25] score lists, then
+    [the question's distinct words])] of the questions with an answer."""
     cols = []
     for r in [ranker] + LEX:
         d = {}
@@ -51,7 +62,8 @@ def load(ranker, sset):
             q = json.loads(line)
             lab = [c["label"] for c in q["candidates"]]
             if any(y > 0 for y in lab):
-                out.append((lab, [c[q["id"]] for c in cols]))
+                words = len(set(re.findall(r"\w+", q["question"].lower())))
+                out.append((lab, [c[q["id"]] for c in cols] + [[words]]))
     return out
 
 
@@ -76,18 +88,37 @@ def znorm(s):
 
 
 def raw(cols):
-    return cols
+    return cols[:4]
 
 
 def zscored(cols):
-    return [znorm(c) for c in cols]
+    return [znorm(c) for c in cols[:4]]
 
 
 def gated(cols):
     m = cols[0]
     top = max(m)
     u = 1 - 1 / sum(math.exp(x - top) for x in m)
-    return cols + [[x * u for x in cols[3]], [x * u for x in cols[2]]]
+    return lexical_times(cols, u)
+
+
+def lexical_times(cols, g):
+    """The four scores, then bm25 and idf-overlap times g."""
+    return cols[:4] + [[x * g for x in cols[3]], [x * g for x in cols[2]]]
+
+
+def lexical_margin(bm25):
+    """(b1 - b2) / b1 of the two best BM25 scores, 0 when b1 <= 0."""
+    top = sorted(bm25, reverse=True) + [0.0]
+    return (top[0] - top[1]) / top[0] if top[0] > 0 else 0.0
+
+
+def lexical_gated(cols):
+    return lexical_times(cols, lexical_margin(cols[3]))
+
+
+def coverage_gated(cols):
+    return lexical_times(cols, max(cols[1]) / max(cols[4][0], 1))
 
 
 def fit(data, features, l2=1e-3, iters=200, lr=0.05):
@@ -149,6 +180,8 @@ def main():
             ("stacked on out-of-domain predictions", stacked, raw),
             ("in-domain fit, z-scored", fitted, zscored),
             ("in-domain fit, gated by model uncertainty", fitted, gated),
+            ("in-domain fit, gated by BM25's margin", fitted, lexical_gated),
+            ("in-domain fit, gated by word coverage", fitted, coverage_gated),
         ]:
             w = fit(data, features)
             forms.append((label, w, linear(w, features)))
