@@ -71,3 +71,27 @@ func TestDistilled(t *testing.T) {
 		t.Errorf("no teacher scores: loss %v, the base's %v", a, b)
 	}
 }
+
+// TestScaled checks that Scaled is its base objective over the scores times
+// the scale, for each candidate objective.
+func TestScaled(t *testing.T) {
+	q := tinydata.Question()
+	s := []float32{0.2, 0.9, -0.4, 0.1}
+	scaled := make([]float32, len(s))
+	for _, base := range []model.Objective{model.Pointwise, model.Listwise, model.TripletHinge{Margin: 0.1}} {
+		for _, k := range []float64{0.5, 20} {
+			for i, v := range s {
+				scaled[i] = float32(k) * v
+			}
+			tp := nn.NewTape[float32](nil, 0)
+			got := model.Scaled{Base: base, Scale: k}.Loss(tp, tp.Const(nn.FromSlice(s, 4)), q).Scalar()
+			want := base.Loss(tp, tp.Const(nn.FromSlice(scaled, 4)), q).Scalar()
+			if math.Abs(float64(got-want)) > 1e-5 {
+				t.Errorf("%s ×%v: loss %v, want %v", base.Name(), k, got, want)
+			}
+		}
+	}
+	if sc := (model.Scaled{Base: model.Listwise, Scale: 20}); sc.Name() != "listwise, scores ×20" || !sc.Usable(q) {
+		t.Errorf("name %q, usable %v", sc.Name(), sc.Usable(q))
+	}
+}

@@ -183,6 +183,11 @@ func TestTrainDualRetrieve(t *testing.T) {
 		"--filters", "4", "--kernel", "2", "--epochs", "1", "--distill", cosinet, "--distill-temperature", "0.5", "--out", student); err != nil {
 		t.Errorf("train --distill: %v\n%s", err, out)
 	}
+	// Scaled scores under the listwise objective.
+	if out, err := run(t, "train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove",
+		"--filters", "4", "--kernel", "2", "--epochs", "1", "--listwise", "--score-scale", "5", "--out", student); err != nil || !strings.Contains(out, "listwise, scores ×5") {
+		t.Errorf("train --score-scale 5: %v\n%s", err, out)
+	}
 	base := []string{"train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove", "--epochs", "1", "--out", m}
 	for _, tc := range []struct {
 		args []string
@@ -195,6 +200,8 @@ func TestTrainDualRetrieve(t *testing.T) {
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--endx", "--hidden", "5", "--cross-heads", "3"), "cross-attention heads"},
 		{append(base, "--distill-weight", "2"), "--distill-weight and --distill-temperature are for --distill"},
 		{append(base, "--distill", "wo", "--distill-weight", "0"), "--distill-weight 0: want more than 0"},
+		{append(base, "--score-scale", "0"), "--score-scale 0: want more than 0"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--score-scale", "20"), "--score-scale: not with the in-batch objective"},
 		{append(base, "--distill", "wo", "--distill-temperature", "-1"), "--distill-temperature -1"},
 		{append(base, "--distill", filepath.Join(dir, "none.as2")), "none.as2"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo"), "--distill: not with the in-batch objective"},

@@ -52,6 +52,8 @@ type trainCmd struct {
 	// Distillation: a teacher ranker and the KL term's weight and temperature.
 	distill                    string
 	distillWeight, distillTemp float64
+	// scoreScale multiplies the scores before a candidate objective.
+	scoreScale float64
 	// owners maps each architecture flag to the architectures that have it.
 	owners map[string][]string
 }
@@ -118,6 +120,7 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringSliceVar(&t.also, "also", nil, "in-batch objectives: more training pairs from DATASET:SPLIT (repeatable), e.g. trecqa:train-all, squad:train (SQuAD v1.1 dev's article-disjoint train half)")
 	fs.StringVar(&t.devPool, "dev-pool", "", "in-batch objectives: ReQA pool (as2 data reqa) whose retrieval MRR is measured after each epoch and, with --keep-best, selects the epoch")
 	fs.BoolVar(&t.listwise, "listwise", false, "shorthand for --objective listwise")
+	fs.Float64Var(&t.scoreScale, "score-scale", 1, "multiply the model's scores by this before --objective (pointwise, listwise, triplet): a model that scores by cosine, in [-1, 1], such as has, gives listwise too flat a softmax to learn from; 10 to 20 sharpens it, as dual's --scale does for the in-batch softmax")
 	fs.StringVar(&t.distill, "distill", "", "teacher: a model file (or builtin, or a rule-based ranker) whose scores of each training question's candidates the model also learns, by the KL divergence of their softmaxes (Hinton et al. 2015), added to --objective")
 	fs.Float64Var(&t.distillWeight, "distill-weight", 1, "with --distill: the KL term's weight")
 	fs.Float64Var(&t.distillTemp, "distill-temperature", 1, "with --distill: the softmaxes' temperature (scores are divided by it; cosine scores, in [-1, 1], want about 0.1)")
@@ -359,6 +362,12 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 			return fmt.Errorf("--distill-temperature %v: want more than 0, at most 1000", t.distillTemp)
 		}
 	}
+	if !(t.scoreScale > 0 && t.scoreScale <= 1e3) {
+		return fmt.Errorf("--score-scale %v: want more than 0, at most 1000", t.scoreScale)
+	}
+	if t.inBatch != nil && fs.Changed("score-scale") {
+		return fmt.Errorf("--score-scale: not with the in-batch objective %s (dual encoders scale with --scale)", t.objective)
+	}
 	if t.listwise {
 		if fs.Changed("objective") && obj != model.Listwise {
 			return fmt.Errorf("--listwise and --objective %s: give one", t.objective)
@@ -390,6 +399,9 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	rec.KeepBest = rec.KeepBest && !noDev
 	o := &t.opts
 	o.Objective = obj
+	if t.scoreScale != 1 {
+		o.Objective = model.Scaled{Base: obj, Scale: t.scoreScale}
+	}
 	for flag, apply := range map[string]func(){
 		"epochs": func() { o.Epochs = rec.Epochs }, "batch": func() { o.Batch = rec.Batch }, "clip": func() { o.ClipNorm = rec.ClipNorm },
 		"keep-best": func() { o.KeepBest = rec.KeepBest }, "lr": func() { o.LR = rec.LR },
