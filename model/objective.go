@@ -142,33 +142,18 @@ func (d Distilled) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *datase
 	if temp <= 0 {
 		temp = 1
 	}
-	kl := tp.KLDiv(tp.Scale(scores, 1/temp), softmaxAt(t, temp))
+	soft := make([]float32, len(t))
+	scored := false
+	for i, v := range t {
+		soft[i] = v / float32(temp)
+		scored = scored || !math.IsInf(float64(v), -1)
+	}
+	if !scored { // every candidate empty: the teacher prefers none
+		return loss
+	}
+	target := tp.Softmax(tp.Const(nn.FromSlice(soft))).Value.Data // a constant: nothing to record
+	kl := tp.KLDiv(tp.Scale(scores, 1/temp), target)
 	return tp.Add(loss, tp.Scale(kl, d.Weight*temp*temp))
-}
-
-// softmaxAt is softmax(x/temp); -Inf scores (empty candidates) get 0.
-func softmaxAt(x []float32, temp float64) []float32 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = max(mx, float64(v))
-	}
-	out := make([]float32, len(x))
-	if math.IsInf(mx, -1) { // nothing scored: no preference
-		for i := range out {
-			out[i] = 1 / float32(len(x))
-		}
-		return out
-	}
-	var z float64
-	for i, v := range x {
-		e := math.Exp((float64(v) - mx) / temp)
-		out[i] = float32(e)
-		z += e
-	}
-	for i := range out {
-		out[i] = float32(float64(out[i]) / z)
-	}
-	return out
 }
 
 // mixed reports whether every candidate of q is labelled and q has at least
