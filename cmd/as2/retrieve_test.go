@@ -155,7 +155,7 @@ func TestTrainDualRetrieve(t *testing.T) {
 	}
 	for _, kind := range []string{"flat", "binary"} {
 		out, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", m, "--index", kind, "--format", "json")
-		if err != nil || !strings.Contains(out, `"mrr":`) || !strings.Contains(out, "ENDX transformer") {
+		if err != nil || !strings.Contains(out, `"mrr":`) || !strings.Contains(out, "ENDX, transformer layer") {
 			t.Errorf("retrieve eval --index %s: %v\n%s", kind, err, out)
 		}
 	}

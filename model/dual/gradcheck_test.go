@@ -179,29 +179,19 @@ func TestStopGrad(t *testing.T) {
 }
 
 // headEncoder is a float64 encoder with weights and a sentence head, for
-// the gradient checks of fine-tuning: the static vectors through a linear
-// layer, and USE-Lite's kind of head (the mean, a tanh layer, l2
-// normalisation).
+// the gradient checks of fine-tuning: tinydata's projected vectors, and
+// USE-Lite's kind of head (the mean, a tanh layer, l2 normalisation),
+// whose weights are the encoder's too.
 type headEncoder struct {
-	*encoder.Static[float64]
-	ps         *nn.Params[float64]
-	proj, head *nn.Linear[float64]
+	*tinydata.Projected[float64]
+	head *nn.Linear[float64]
 }
 
 func newHeadEncoder(t *testing.T) *headEncoder {
-	s := tinydata.Static[float64](t)
-	e := &headEncoder{Static: s, ps: nn.NewParams[float64]()}
-	rng := nn.NewRNG(5)
-	e.proj = nn.NewLinear(e.ps, "proj", s.Dim(), s.Dim(), true, rng)
-	e.head = nn.NewLinear(e.ps, "head", s.Dim(), s.Dim(), true, rng)
+	e := &headEncoder{Projected: tinydata.NewProjected[float64](t)}
+	e.head = nn.NewLinear(e.Params(), "head", e.Dim(), e.Dim(), true, nn.NewRNG(6))
 	return e
 }
-
-func (e *headEncoder) Encode(tp *nn.Tape[float64], t encoder.Tokens) *nn.Var[float64] {
-	return e.proj.Forward(tp, e.Static.Encode(tp, t))
-}
-
-func (e *headEncoder) Params() *nn.Params[float64] { return e.ps }
 
 func (e *headEncoder) Sentence(tp *nn.Tape[float64], x *nn.Var[float64]) *nn.Var[float64] {
 	return tp.RowNormalize(tp.Tanh(e.head.Forward(tp, tp.MeanPool(x))))

@@ -49,7 +49,7 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
 			return New(h, enc, seed)
 		},
 		Describe: func(h Hyper) string {
-			s := fmt.Sprintf("%s, %s pool", h.Layer, h.Pool)
+			s := fmt.Sprintf("%s layer, %s pool", h.Layer, h.Pool)
 			if h.Shared {
 				s += ", shared"
 			}
@@ -57,7 +57,7 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
 				s += ", encoder fine-tuned"
 			}
 			if h.ENDX {
-				s = "ENDX " + s
+				s = "ENDX, " + s
 			}
 			return s
 		},

@@ -8,7 +8,10 @@
 //     (static GloVe vectors by default, the family of the paper's non-BERT
 //     baselines) under a BiLSTM shared by question and answer, giving
 //     U_q and V_a [L, D] with D = 2·--hidden (section "Embedding Layer and
-//     Encoding Layer", where the paper uses BERT);
+//     Encoding Layer", where the paper uses BERT); or, as the paper does
+//     with BERT, no BiLSTM (Hyper.Layer LayerNone): a transformer encoder's
+//     own states, D its width, with its weights fine-tuned (Hyper.FineTune;
+//     they are then the model's, saved as encoder.*);
 //   - hashing layer (section "Hashing Layer", equation 1): B_a = tanh(β·V_a),
 //     whose derivative is β(1 − B²); the binary constraint (equation 2)
 //     J^c(a) = ‖B_a − 𝓑_a‖²_F pulls B_a towards a binary 𝓑_a ∈ {±1}^{L×D}

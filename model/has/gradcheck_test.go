@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
@@ -52,6 +53,29 @@ func TestGradients(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := n.prepare(tinydata.Question())
+		nntest.CheckParams(t, name, n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
+			return n.loss(tp, in, func(s *nn.Var[float64]) *nn.Var[float64] { return tp.KLDiv(s, []float64{0, 1, 0, 0}) })
+		})
+	}
+}
+
+// TestGradientsFineTune checks the gradients with layer none and a
+// fine-tuned encoder (the paper's setting over BERT), the encoder's own
+// weights (adopted as encoder.*) among them, for every mode.
+func TestGradientsFineTune(t *testing.T) {
+	for name, h := range tinyHypers() {
+		h.Delta, h.Layer, h.FineTune = 0.05, LayerNone, true
+		n, err := newNet(h, tinydata.NewProjected[float64](t), 3)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		if n.ps.Get(encoder.TensorPrefix+"proj.weight") == nil {
+			t.Fatalf("%s: the encoder's weights were not adopted", name)
+		}
+		in := n.prepare(tinydata.Question())
+		if in.Text.States != nil {
+			t.Fatalf("%s: a fine-tuned encoder's states were frozen", name)
+		}
 		nntest.CheckParams(t, name, n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
 			return n.loss(tp, in, func(s *nn.Var[float64]) *nn.Var[float64] { return tp.KLDiv(s, []float64{0, 1, 0, 0}) })
 		})

@@ -36,7 +36,22 @@ type Hyper struct {
 	// HashTrain is how the hashing layer trains: HashTanh (or empty), the
 	// paper's relaxation, or HashSTE.
 	HashTrain string `json:"hash_train,omitempty"`
+	// Layer is the encoding layer over the encoder's token states:
+	// LayerBiLSTM (or empty), as2's for static vectors, or LayerNone, the
+	// encoder's own states, as the paper hashes BERT's outputs (section
+	// "Embedding Layer and Encoding Layer"); Hidden is then the encoder's
+	// width.
+	Layer string `json:"layer,omitempty"`
+	// FineTune trains the encoder's weights too, as the paper fine-tunes
+	// BERT; the model file then holds them.
+	FineTune bool `json:"fine_tune,omitempty"`
 }
+
+// The encoding layers (Hyper.Layer).
+const (
+	LayerBiLSTM = "bilstm"
+	LayerNone   = "none"
+)
 
 // The hashing layer's training forms (Hyper.HashTrain).
 const (
@@ -83,6 +98,8 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("hash training %q: want %s or %s", h.HashTrain, HashTanh, HashSTE)
 	case h.HashTrain == HashSTE && h.Mode != Hash:
 		return fmt.Errorf("hash training %s in mode %s: only mode %s has a hashing layer", HashSTE, h.Mode, Hash)
+	case h.Layer != "" && h.Layer != LayerBiLSTM && h.Layer != LayerNone:
+		return fmt.Errorf("layer %q: want %s or %s", h.Layer, LayerBiLSTM, LayerNone)
 	case h.HashTrain == HashSTE && h.Delta != 0:
 		return fmt.Errorf("hash training %s with δ %v: the straight-through layer outputs the codes themselves, so the binary constraint is always 0; set δ to 0", HashSTE, h.Delta)
 	}
@@ -142,17 +159,38 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 	if kind := enc.Spec().Kind; h.Encoder != kind {
 		return nil, fmt.Errorf("hyperparameters name encoder %q, the model has a %s encoder", h.Encoder, kind)
 	}
+	if h.Layer == LayerNone {
+		h.Hidden = enc.Dim() / 2 // D = 2·Hidden is the encoder's width
+		if enc.Dim()%2 != 0 {
+			return nil, fmt.Errorf("layer %s: the %s encoder's width %d is odd; HAS's binary rows want an even D", LayerNone, enc.Spec().Kind, enc.Dim())
+		}
+	}
 	n := &net[T]{hyper: h, enc: enc, ps: nn.NewParams[T](), codes: newCodebook()}
 	rng := nn.NewRNG(seed)
-	var err error
-	if n.lstm, err = nn.NewRecurrent("bilstm", n.ps, "encoder.bilstm", enc.Dim(), h.Hidden, rng); err != nil {
-		return nil, fmt.Errorf("encoding layer: %w", err)
+	if h.Layer != LayerNone {
+		var err error
+		if n.lstm, err = nn.NewRecurrent("bilstm", n.ps, "encoder.bilstm", enc.Dim(), h.Hidden, rng); err != nil {
+			return nil, fmt.Errorf("encoding layer: %w", err)
+		}
 	}
 	if h.Mode != Pooling {
-		d := n.lstm.OutDim()
+		d := n.Dim()
 		n.w1 = nn.NewLinear(n.ps, "attention.w1", d, h.AttnHidden, false, rng)
 		n.w2 = nn.NewLinear(n.ps, "attention.w2", d, h.AttnHidden, false, rng)
 		n.m = nn.NewLinear(n.ps, "attention.m", h.AttnHidden, 1, false, rng)
+	}
+	if h.FineTune {
+		if enc.Params().Count() == 0 {
+			return nil, fmt.Errorf("fine-tuning: the %s encoder has no weights to train", enc.Spec().Kind)
+		}
+		// The encoder's weights become the model's (saved as encoder.*),
+		// so training updates them and Freeze no longer caches states.
+		if err := n.ps.Adopt(encoder.TensorPrefix, enc.Params()); err != nil {
+			return nil, err
+		}
+	}
+	if n.ps.Count() == 0 {
+		return nil, fmt.Errorf("layer %s in mode %s has no weights to train: fine-tune the encoder", LayerNone, h.Mode)
 	}
 	return n, nil
 }
@@ -161,7 +199,7 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 func (n *net[T]) Hyper() Hyper { return n.hyper }
 
 // Dim is D, the size of a word state (and of a binary row).
-func (n *net[T]) Dim() int { return n.lstm.OutDim() }
+func (n *net[T]) Dim() int { return 2 * n.hyper.Hidden }
 
 // Params implements model.Trainable.
 func (n *net[T]) Params() *nn.Params[T] { return n.ps }
@@ -177,18 +215,24 @@ type input[T nn.Float] = model.Prepared[sentence[T]]
 
 func (n *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q, n.sentence) }
 
-// sentence prepares s. The encoder is not fine-tuned (as in package
-// compagg): a network encoder's states are the same in every epoch, so
-// they are computed here once; static vectors are a cheap lookup.
+// sentence prepares s. Unless it is fine-tuned, a network encoder's
+// states are the same in every epoch, so they are computed here once
+// (encoder.Freeze; a fine-tuned encoder's weights are the model's, so
+// Freeze leaves its states to each pass); static vectors are a cheap
+// lookup.
 func (n *net[T]) sentence(s string) sentence[T] {
 	return sentence[T]{Frozen: encoder.Freeze(n.enc, &n.rows, encoder.NonEmpty(n.enc.Tokenize(s))), text: s}
 }
 
-// encode is the encoding layer: the BiLSTM over the token states [L, D].
+// encode is the encoding layer: the BiLSTM over the token states [L, D],
+// or with layer none the states themselves.
 func (n *net[T]) encode(tp *nn.Tape[T], s sentence[T]) *nn.Var[T] {
 	x := s.Encode(tp, n.enc)
 	if n.hyper.WordDropout > 0 {
 		x = tp.Dropout(x, n.hyper.WordDropout)
+	}
+	if n.lstm == nil { // layer none: the encoder's states
+		return x
 	}
 	return n.lstm.Forward(tp, x)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/internal/testkit/modelfile"
 	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
@@ -49,6 +50,9 @@ func TestValidate(t *testing.T) {
 		{"delta", func(h *Hyper) { h.Delta = -1 }, "delta"},
 		{"dropout", func(h *Hyper) { h.WordDropout = 1 }, "dropout"},
 		{"encoder", func(h *Hyper) { h.Encoder = "use-lite" }, "encoder"},
+		{"layer", func(h *Hyper) { h.Layer = "gru" }, "layer"},
+		{"fine-tuning static vectors", func(h *Hyper) { h.FineTune = true }, "no weights to train"},
+		{"pooling with nothing to train", func(h *Hyper) { h.Mode, h.Layer = Pooling, LayerNone }, "no weights to train"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := PaperHyper()
@@ -172,5 +176,67 @@ func TestLossForeignInput(t *testing.T) {
 	tp := nn.NewTape[float32](m.Params().NewGrads(), 1)
 	if _, err := m.Loss(tp, &model.Prepared[int]{Q: tinydata.Question()}, model.TripletHinge{Margin: 0.1}); err == nil {
 		t.Fatal("foreign input accepted")
+	}
+}
+
+// TestUSELiteFineTune checks HAS over a fine-tuned encoder's own states
+// (layer none, the paper's setting over BERT): D is the encoder's width,
+// the model adopts the encoder's weights, a training step moves them, and
+// a model file keeps the moved weights and scores as the model does.
+func TestUSELiteFineTune(t *testing.T) {
+	ctx := context.Background()
+	for _, mode := range []string{Hash, Attention} {
+		enc := tinydata.USELite(t, 1)
+		h := tinyHypers()[mode]
+		h.Layer, h.FineTune = LayerNone, true
+		m, err := New(h, enc, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adopted := 0
+		for _, p := range m.Params().All() {
+			if strings.HasPrefix(p.Name, encoder.TensorPrefix) {
+				adopted++
+			}
+		}
+		if m.Dim() != enc.Dim() || enc.Params().Count() != 0 || adopted == 0 {
+			t.Fatalf("%s: D %d (encoder width %d); %d encoder weights left, %d tensors adopted", mode, m.Dim(), enc.Dim(), enc.Params().Count(), adopted)
+		}
+		q := tinydata.Question()
+		before, err := m.Score(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.Params().NewGrads()
+		tp := nn.NewTape(g, 1)
+		tp.SetTrain(true)
+		l, err := m.Loss(tp, m.Prepare(q), model.TripletHinge{Margin: 0.1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp.Backward(l)
+		moved := 0
+		for _, p := range m.Params().All() {
+			for i, d := range g.Of(p).Data {
+				if d != 0 && strings.HasPrefix(p.Name, encoder.TensorPrefix) {
+					moved++
+				}
+				p.Value.Data[i] -= 0.1 * d
+			}
+		}
+		if moved == 0 {
+			t.Fatalf("%s: no gradient reached the encoder's weights", mode)
+		}
+		after, err := m.Score(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(after, before) {
+			t.Errorf("%s: the step left the scores where they were", mode)
+		}
+		back := modelfile.RoundTrip(t, m)
+		if got, err := back.Score(ctx, q); err != nil || !reflect.DeepEqual(got, after) {
+			t.Fatalf("%s: scores %v after loading, %v before", mode, got, after)
+		}
 	}
 }

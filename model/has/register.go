@@ -47,6 +47,8 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.Float64Var(&h.Delta, "delta", h.Delta, "δ, the binary constraint's coefficient (the paper: 1e-6 in its sensitivity study, tuned among 0 to 1e-4)")
 	fs.StringVar(&h.HashTrain, "hash-train", HashTanh, "how the hashing layer trains: tanh (the paper's tanh(βV), sgn(V) at test) or ste (sgn(V) in training too, tanh(βV)'s gradient passed straight through; needs --delta 0)")
 	fs.IntVar(&h.Hidden, "hidden", h.Hidden, "BiLSTM size per direction")
+	fs.StringVar(&h.Layer, "layer", LayerBiLSTM, "encoding layer over the encoder's token states: bilstm, or none (the encoder's own states, as the paper hashes BERT's; with --fine-tune)")
+	fs.BoolVar(&h.FineTune, "fine-tune", h.FineTune, "train the encoder's weights too, as the paper fine-tunes BERT (a transformer encoder such as use-lite; use a low --lr)")
 	fs.IntVar(&h.AttnHidden, "attention-hidden", h.AttnHidden, "attention hidden size M (the paper: 128 for WikiQA)")
 	fs.Float64Var(&h.WordDropout, "word-dropout", h.WordDropout, "dropout on the word vectors (the paper: 0.1)")
 }

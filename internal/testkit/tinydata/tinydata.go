@@ -44,6 +44,31 @@ func Static[T nn.Float](t testing.TB) *encoder.Static[T] {
 	return enc
 }
 
+// Projected is an encoder with weights: Static's vectors through a linear
+// layer ("proj.weight", "proj.bias"), for the gradient checks of models
+// that fine-tune their encoder. Layers added to Params are its too.
+type Projected[T nn.Float] struct {
+	*encoder.Static[T]
+	ps   *nn.Params[T]
+	proj *nn.Linear[T]
+}
+
+// NewProjected returns a Projected encoder with seeded random weights.
+func NewProjected[T nn.Float](t testing.TB) *Projected[T] {
+	s := Static[T](t)
+	e := &Projected[T]{Static: s, ps: nn.NewParams[T]()}
+	e.proj = nn.NewLinear(e.ps, "proj", s.Dim(), s.Dim(), true, nn.NewRNG(5))
+	return e
+}
+
+// Encode implements encoder.Encoder.
+func (e *Projected[T]) Encode(tp *nn.Tape[T], t encoder.Tokens) *nn.Var[T] {
+	return e.proj.Forward(tp, e.Static.Encode(tp, t))
+}
+
+// Params implements encoder.Encoder: the projection's weights.
+func (e *Projected[T]) Params() *nn.Params[T] { return e.ps }
+
 // USELite is a random two-layer USE-Lite of a few dozen pieces (the
 // words of Question among them), for the tests of models over it.
 func USELite(t testing.TB, seed uint64) *uselite.Encoder {
