@@ -21,6 +21,18 @@ import (
 // either way the decoder finds them under the same names.
 const TensorPrefix = "encoder."
 
+// FineTune makes enc's weights a model's: ps adopts them under
+// TensorPrefix (nn.Params.Adopt), so that training updates them, the model
+// file saves them, and Freeze no longer caches enc's states (it has no
+// weights of its own left). An encoder without weights is an error: there
+// is nothing to fine-tune.
+func FineTune[T nn.Float](ps *nn.Params[T], enc Encoder[T]) error {
+	if enc.Params().Count() == 0 {
+		return fmt.Errorf("fine-tuning: the %s encoder has no weights to train", enc.Spec().Kind)
+	}
+	return ps.Adopt(TensorPrefix, enc.Params())
+}
+
 // WeightsIdentity is "sha256:" and a hash of the parameters' names, shapes
 // and float32 values, in order: the identity of pre-trained weights in a
 // Spec.

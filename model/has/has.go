@@ -180,12 +180,7 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 		n.m = nn.NewLinear(n.ps, "attention.m", h.AttnHidden, 1, false, rng)
 	}
 	if h.FineTune {
-		if enc.Params().Count() == 0 {
-			return nil, fmt.Errorf("fine-tuning: the %s encoder has no weights to train", enc.Spec().Kind)
-		}
-		// The encoder's weights become the model's (saved as encoder.*),
-		// so training updates them and Freeze no longer caches states.
-		if err := n.ps.Adopt(encoder.TensorPrefix, enc.Params()); err != nil {
+		if err := encoder.FineTune(n.ps, enc); err != nil {
 			return nil, err
 		}
 	}
