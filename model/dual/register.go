@@ -49,7 +49,11 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
 			return New(h, enc, seed)
 		},
 		Describe: func(h Hyper) string {
-			s := fmt.Sprintf("%s layer, %s pool", h.Layer, h.Pool)
+			layer := h.Layer + " layer"
+			if h.Layer == LayerNone {
+				layer = "no layer"
+			}
+			s := fmt.Sprintf("%s, %s pool", layer, h.Pool)
 			if h.Shared {
 				s += ", shared"
 			}
