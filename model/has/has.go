@@ -39,8 +39,8 @@ type Hyper struct {
 	// Layer is the encoding layer over the encoder's token states:
 	// LayerBiLSTM (or empty), as2's for static vectors, or LayerNone, the
 	// encoder's own states, as the paper hashes BERT's outputs (section
-	// "Embedding Layer and Encoding Layer"); Hidden is then the encoder's
-	// width.
+	// "Embedding Layer and Encoding Layer"); Hidden is then set to half
+	// the encoder's width, so that D = 2·Hidden is that width.
 	Layer string `json:"layer,omitempty"`
 	// FineTune trains the encoder's weights too, as the paper fine-tunes
 	// BERT; the model file then holds them.
