@@ -160,10 +160,10 @@ func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], 
 		return nil, fmt.Errorf("hyperparameters name encoder %q, the model has a %s encoder", h.Encoder, kind)
 	}
 	if h.Layer == LayerNone {
-		h.Hidden = enc.Dim() / 2 // D = 2·Hidden is the encoder's width
 		if enc.Dim()%2 != 0 {
 			return nil, fmt.Errorf("layer %s: the %s encoder's width %d is odd; HAS's binary rows want an even D", LayerNone, enc.Spec().Kind, enc.Dim())
 		}
+		h.Hidden = enc.Dim() / 2 // D = 2·Hidden is the encoder's width
 	}
 	n := &net[T]{hyper: h, enc: enc, ps: nn.NewParams[T](), codes: newCodebook()}
 	rng := nn.NewRNG(seed)
