@@ -11,10 +11,8 @@
 #   ONLY='^(Pooling|Attention|HAS, binary answers, β 10)' scripts/has-table.sh trecqa 5
 #   ENCODER=use-lite ONLY='^(Attention|HAS)' scripts/has-table.sh trecqa 3
 #
-# The encoder: by default a BiLSTM over GloVe. ENCODER=use-lite gives the
-# paper's own setting: no BiLSTM, the hashing layer over a fine-tuned
-# transformer's own states (USE-Lite's here, BERT's there), 3 epochs at the
-# rate the cross-encoder uses for USE-Lite (the "USE-Lite fine-tuned" rows).
+# The encoder: by default a BiLSTM over GloVe; ENCODER=use-lite gives the
+# paper's own setting (scripts/has-encoders.sh says what each means).
 #
 # Runs are logged in results/has-<dataset>.tsv: a stopped table resumes
 # where it stopped, and REPORT=1 prints it without training.
@@ -24,6 +22,8 @@ seeds=${2:-5}
 shift $(( $# > 2 ? 2 : $# ))
 export RUNS=${RUNS:-results/has-$dataset.tsv}
 data=()
+# shellcheck source=scripts/has-encoders.sh
+source "$(dirname "$0")/has-encoders.sh"
 case ${ENCODER:-bilstm} in
 bilstm)
   if [ "$dataset" = trecqa ]; then
@@ -47,14 +47,9 @@ use-lite)
   if [ "$dataset" = trecqa ]; then
     data=(--train-split train)
   fi
-  uselite="--encoder use-lite --layer none --fine-tune --lr 2e-4 --clip 1 --epochs 3"
-  variants="Pooling, USE-Lite fine-tuned|--arch has --has-mode pooling --objective triplet $uselite
-Attention, float answers, USE-Lite fine-tuned|--arch has --has-mode attention --objective triplet $uselite
-HAS, binary answers, β 10 and δ 0, USE-Lite fine-tuned|--arch has --objective triplet --beta 10 --delta 0 $uselite"
-  ;;
-*)
-  echo "has-table.sh: ENCODER=$ENCODER: want bilstm or use-lite" >&2
-  exit 2
+  variants="Pooling, USE-Lite fine-tuned|--arch has --has-mode pooling --objective triplet $has_encoder_flags
+Attention, float answers, USE-Lite fine-tuned|--arch has --has-mode attention --objective triplet $has_encoder_flags
+HAS, binary answers, β 10 and δ 0, USE-Lite fine-tuned|--arch has --objective triplet --beta 10 --delta 0 $has_encoder_flags"
   ;;
 esac
 DEV=1 exec "$(dirname "$0")/train-table.sh" <(printf '%s\n' "$variants") "$dataset" "$seeds" "${data[@]}" "$@"
