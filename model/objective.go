@@ -34,7 +34,8 @@ var (
 
 // TripletHinge is the pairwise hinge max(0, margin − s⁺ + s⁻) averaged over
 // a question's (positive, negative) pairs: the triplet loss of the HAS
-// paper, with the question's other candidates as the sampled negatives.
+// paper, with the question's other candidates as the negatives (all of
+// them, or a draw: Training.Negatives).
 type TripletHinge struct{ Margin float64 }
 
 // Objectives lists the objectives ParseObjective knows.
@@ -252,6 +253,12 @@ type Training struct {
 	LR        float64 // peak learning rate
 	Batch     int     // questions per optimiser step
 	ClipNorm  float64 // global gradient-norm clip; 0: none
+	// Negatives caps a training question's negative candidates: each
+	// epoch it trains on its positives and at most this many negatives,
+	// drawn afresh (the HAS paper's sampled negatives). It bounds the
+	// activations a long candidate list keeps for the backward pass.
+	// 0: all of them.
+	Negatives int
 	// KeepBest ends training with the parameters of the epoch with the
 	// best dev MAP: early stopping chosen on dev.
 	KeepBest bool

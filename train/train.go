@@ -112,12 +112,30 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	}
 	sum := &Summary{Params: m.Params().Count()}
 	start := time.Now() // training time includes preparing the questions
-	var qs []model.Input
+	var usable []*dataset.Question
 	for i := range train {
 		if obj.Usable(&train[i]) {
-			qs = append(qs, m.Prepare(&train[i]))
+			usable = append(usable, &train[i])
 		} else {
 			sum.Skipped++
+		}
+	}
+	if opts.Negatives < 0 {
+		return nil, fmt.Errorf("negatives %d: must be 0 (all) or positive", opts.Negatives)
+	}
+	// Without a cap on negatives each question is prepared once; with one,
+	// each epoch prepares the draw it trains on.
+	qs := make([]model.Input, len(usable))
+	prepare := func(epoch int) {
+		if opts.Negatives == 0 && epoch > 1 {
+			return
+		}
+		draw := rand.New(rand.NewPCG(opts.Seed, uint64(epoch)))
+		for i, q := range usable {
+			if opts.Negatives > 0 {
+				q = SampleNegatives(q, opts.Negatives, draw)
+			}
+			qs[i] = m.Prepare(q)
 		}
 	}
 	sum.Questions = len(qs)
@@ -133,15 +151,25 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	var evalTime time.Duration
 	step := 0
 	best := newBestEpoch()
+	// The order is shuffled in place each epoch, as the questions once
+	// were: the same seed gives the same order as before the cap existed.
+	order := make([]int, len(qs))
+	for i := range order {
+		order[i] = i
+	}
 	for epoch := 1; epoch <= opts.Epochs; epoch++ {
 		epochStart := time.Now()
-		rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+		prepare(epoch)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var epochLoss float64
-		for b := 0; b < len(qs); b += opts.Batch {
+		for b := 0; b < len(order); b += opts.Batch {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			batch := qs[b:min(b+opts.Batch, len(qs))]
+			batch := make([]model.Input, 0, opts.Batch)
+			for _, k := range order[b:min(b+opts.Batch, len(order))] {
+				batch = append(batch, qs[k])
+			}
 			errs := make([]error, len(batch)) // one slot per item: workers never share one
 			loss, grads := workers.Run(len(batch), func(tp *nn.Tape[float32], i int) float64 {
 				l, err := m.Loss(tp, batch[i], obj)
@@ -200,6 +228,35 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	return sum, nil
 }
 
+// SampleNegatives returns q with its positive candidates and at most n of
+// its negatives, drawn with r, in their original order (position-aware
+// models see the document's order); q itself if it has n or fewer. Other
+// candidates (unlabelled) are kept.
+func SampleNegatives(q *dataset.Question, n int, r *rand.Rand) *dataset.Question {
+	var neg []int
+	for i, c := range q.Candidates {
+		if c.Label == dataset.Negative {
+			neg = append(neg, i)
+		}
+	}
+	if len(neg) <= n {
+		return q
+	}
+	r.Shuffle(len(neg), func(i, j int) { neg[i], neg[j] = neg[j], neg[i] })
+	drop := make(map[int]bool, len(neg)-n)
+	for _, i := range neg[n:] {
+		drop[i] = true
+	}
+	s := *q
+	s.Candidates = make([]dataset.Candidate, 0, len(q.Candidates)-len(drop))
+	for i, c := range q.Candidates {
+		if !drop[i] {
+			s.Candidates = append(s.Candidates, c)
+		}
+	}
+	return &s
+}
+
 // tunable is what keeping the best epoch needs of a model.
 type tunable interface {
 	Params() *nn.Params[float32]
@@ -253,6 +310,7 @@ type Record struct {
 	Batch       int           `json:"batch"`
 	LR          float64       `json:"lr"`
 	Clip        float64       `json:"clip_norm,omitempty"`
+	Negatives   int           `json:"negatives,omitempty"` // per question and epoch; 0: all
 	KeptEpoch   int           `json:"kept_epoch,omitempty"`
 	Seed        uint64        `json:"seed"`
 	Questions   int           `json:"questions"`
@@ -272,7 +330,7 @@ func NewRecord(dataset, split, init string, opts Options, sum *Summary) Record {
 	}
 	return Record{
 		Dataset: dataset, Split: split, Init: init, Objective: obj.Name(), Listwise: obj == model.Listwise,
-		Epochs: opts.Epochs, Batch: opts.Batch, LR: opts.LR, Clip: opts.ClipNorm, KeptEpoch: sum.Kept, Seed: opts.Seed,
+		Epochs: opts.Epochs, Batch: opts.Batch, LR: opts.LR, Clip: opts.ClipNorm, Negatives: opts.Negatives, KeptEpoch: sum.Kept, Seed: opts.Seed,
 		Questions: sum.Questions, Skipped: sum.Skipped, Pairs: sum.Pairs, WallSeconds: sum.Wall.Seconds(), BLAS: nn.BLASName(), Epoch: sum.Epochs,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ type linear struct {
 	calls    int
 	changed  int
 	prepared int
+	trained  []*dataset.Question // the questions Loss saw, in order
 }
 
 func newLinear() *linear {
@@ -66,6 +68,7 @@ func (l *linear) Prepare(q *dataset.Question) model.Input { l.prepared++; return
 func (l *linear) Loss(tp *nn.Tape[float32], in model.Input, obj model.Objective) (*nn.Var[float32], error) {
 	l.calls++ // one worker in these tests
 	q := in.Question()
+	l.trained = append(l.trained, q)
 	s := l.scores(tp, q)
 	if l.nanFrom > 0 && l.calls >= l.nanFrom {
 		s = tp.Scale(s, math.NaN())
@@ -140,7 +143,7 @@ func TestTrainStopsOnNaN(t *testing.T) {
 }
 
 func TestTrainRejectsBadOptions(t *testing.T) {
-	for _, o := range []model.Training{{Epochs: 0, LR: 1}, {Epochs: 1, LR: 0}, {Epochs: 1, LR: math.NaN()}} {
+	for _, o := range []model.Training{{Epochs: 0, LR: 1}, {Epochs: 1, LR: 0}, {Epochs: 1, LR: math.NaN()}, {Epochs: 1, LR: 1, Negatives: -1}} {
 		if _, err := Train(context.Background(), newLinear(), questions(2), Options{Training: o}); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
@@ -185,5 +188,90 @@ func TestTrainKeepBest(t *testing.T) {
 	}
 	if _, err := Train(context.Background(), newLinear(), questions(4), Options{Training: model.Training{Epochs: 1, LR: 0.1, KeepBest: true}}); err == nil {
 		t.Fatal("KeepBest without dev questions accepted")
+	}
+}
+
+func TestSampleNegatives(t *testing.T) {
+	labels := []int{dataset.Negative, dataset.Positive, dataset.Negative, dataset.Unlabeled, dataset.Negative, dataset.Negative, dataset.Positive}
+	q := &dataset.Question{ID: "q", Text: "q"}
+	for i, l := range labels {
+		q.Candidates = append(q.Candidates, dataset.Candidate{ID: string(rune('a' + i)), Position: i, Label: l})
+	}
+	for _, tc := range []struct{ n, want int }{{0, 3}, {1, 4}, {3, 6}, {4, 7}, {9, 7}} {
+		s := SampleNegatives(q, tc.n, rand.New(rand.NewPCG(1, 2)))
+		if len(s.Candidates) != tc.want {
+			t.Fatalf("n %d: %d candidates, want %d", tc.n, len(s.Candidates), tc.want)
+		}
+		if tc.n >= 4 && s != q {
+			t.Errorf("n %d: a question with no more negatives than n was copied", tc.n)
+		}
+		neg := 0
+		for i, c := range s.Candidates {
+			if i > 0 && c.Position <= s.Candidates[i-1].Position {
+				t.Fatalf("n %d: candidates out of their order: %+v", tc.n, s.Candidates)
+			}
+			if c.Label == dataset.Negative {
+				neg++
+			}
+		}
+		if neg != min(tc.n, 4) || s.Positives() != 2 {
+			t.Errorf("n %d: %d negatives and %d positives kept", tc.n, neg, s.Positives())
+		}
+	}
+	if len(q.Candidates) != len(labels) {
+		t.Errorf("the question was changed: %d candidates", len(q.Candidates))
+	}
+}
+
+// TestTrainNegatives trains with one negative a question: each epoch
+// prepares a fresh draw, the pairs count what was trained on, the draws
+// differ between epochs, and the model still learns.
+func TestTrainNegatives(t *testing.T) {
+	m := newLinear()
+	qs := questions(40)
+	opts := Options{Training: model.Training{Objective: model.Listwise, Epochs: 3, LR: 0.1, Batch: 4, Negatives: 1}, Workers: 1, Dev: qs[:8], Seed: 3}
+	sum, err := Train(context.Background(), m, qs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pairs != 3*40*2 || m.prepared != 3*40 || len(m.trained) != 3*40 {
+		t.Fatalf("summary %+v, %d questions prepared, %d trained", sum, m.prepared, len(m.trained))
+	}
+	drawn := map[string]map[string]bool{} // question: the negatives it trained on
+	for _, q := range m.trained {
+		if len(q.Candidates) != 2 || q.Positives() != 1 {
+			t.Fatalf("question %s trained on %+v", q.ID, q.Candidates)
+		}
+		// questions(40) repeats IDs; with the answer's place they are unique.
+		var key, neg string
+		for _, c := range q.Candidates {
+			if c.Label == dataset.Negative {
+				neg = c.ID
+			} else {
+				key = q.ID + c.ID
+			}
+		}
+		if drawn[key] == nil {
+			drawn[key] = map[string]bool{}
+		}
+		drawn[key][neg] = true
+	}
+	if len(drawn) != 40 {
+		t.Fatalf("%d questions told apart, want 40", len(drawn))
+	}
+	varied := 0
+	for _, ids := range drawn {
+		if len(ids) > 1 {
+			varied++
+		}
+	}
+	if varied == 0 {
+		t.Error("every question trained on the same negative in every epoch")
+	}
+	if last := sum.Epochs[2]; last.DevMAP != 1 {
+		t.Errorf("did not learn: %+v", sum.Epochs)
+	}
+	if r := NewRecord("d", "train", "", opts, sum); r.Negatives != 1 || r.Pairs != sum.Pairs {
+		t.Errorf("record %+v", r)
 	}
 }

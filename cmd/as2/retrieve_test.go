@@ -177,10 +177,10 @@ func TestTrainDualRetrieve(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Distillation from the trained model: a teacher scores the training
-	// questions and the student trains.
+	// questions and the student trains, on one negative a question.
 	student := filepath.Join(dir, "student.as2")
 	if out, err := run(t, "train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove",
-		"--filters", "4", "--kernel", "2", "--epochs", "1", "--distill", cosinet, "--distill-temperature", "0.5", "--out", student); err != nil {
+		"--filters", "4", "--kernel", "2", "--epochs", "1", "--distill", cosinet, "--distill-temperature", "0.5", "--negatives", "1", "--out", student); err != nil {
 		t.Errorf("train --distill: %v\n%s", err, out)
 	}
 	// Scaled scores under the listwise objective.
@@ -205,6 +205,7 @@ func TestTrainDualRetrieve(t *testing.T) {
 		{append(base, "--distill", "wo", "--distill-temperature", "-1"), "--distill-temperature -1"},
 		{append(base, "--distill", filepath.Join(dir, "none.as2")), "none.as2"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo"), "--distill: not with the in-batch objective"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--negatives", "2"), "--negatives: not with the in-batch objective"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers for an index"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},
 	} {

@@ -130,7 +130,8 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.IntVar(&o.Batch, "batch", 0, "questions per optimiser step, spread over the cores (default 8; cosinet --paper: 1)")
 	fs.Float64Var(&o.LR, "lr", 0, "peak learning rate (default cosinet 2e-3 pointwise, 2e-4 listwise, as in the paper; ca and compclip 3e-3)")
 	fs.Float64Var(&o.ClipNorm, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default 5 for ca and compclip, as in the Comp-Clip paper, none for cosinet)")
-	fs.Uint64Var(&o.Seed, "seed", 1, "seed for initialisation, shuffling and dropout")
+	fs.IntVar(&o.Negatives, "negatives", 0, "train each question on its positives and at most this many of its negatives, drawn afresh each epoch (the HAS paper's sampled negatives; bounds the memory of long candidate lists; 0: all)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed for initialisation, shuffling, dropout and --negatives")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines computing gradients (0: one per core)")
 	fs.BoolVar(&o.KeepBest, "keep-best", false, "keep the parameters of the epoch with the best dev MAP (default true for ca and compclip when there is a dev split, false for cosinet)")
 	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar")
@@ -419,6 +420,10 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 		return fmt.Errorf("--lr %v: must be positive", o.LR)
 	case o.ClipNorm < 0 || math.IsNaN(o.ClipNorm):
 		return fmt.Errorf("--clip %v: must be 0 (none) or positive", o.ClipNorm)
+	case o.Negatives < 0:
+		return fmt.Errorf("--negatives %d: must be 0 (all) or positive", o.Negatives)
+	case o.Negatives > 0 && t.inBatch != nil:
+		return fmt.Errorf("--negatives: not with the in-batch objective %s (its negatives are the batch's other answers)", t.objective)
 	case o.KeepBest && noDev:
 		return fmt.Errorf("--keep-best needs a dev split (--dev-split is %q) or, for jsonl and tsv, --dev-path", t.devSplit)
 	}
@@ -546,8 +551,10 @@ func (t *trainCmd) distilled(cmd *cobra.Command, qs []dataset.Question) (model.O
 	if err != nil {
 		return nil, err
 	}
+	// Scores are kept by candidate, so that a question trained on a draw
+	// of its negatives (--negatives) finds its candidates' scores.
 	key := func(q *dataset.Question) string { return q.ID + "\x00" + q.Text }
-	scores := make(map[string][]float32, len(qs))
+	scores := make(map[string]map[string]float32, len(qs))
 	p := newProgress(cmd.ErrOrStderr(), len(qs), "teacher scoring")
 	for i := range qs {
 		q := &qs[i]
@@ -555,21 +562,27 @@ func (t *trainCmd) distilled(cmd *cobra.Command, qs []dataset.Question) (model.O
 		if err != nil {
 			return nil, fmt.Errorf("--distill %s: question %s: %w", t.distill, q.ID, err)
 		}
-		t32 := make([]float32, len(s))
+		byID := make(map[string]float32, len(s))
 		for j, v := range s {
-			t32[j] = float32(v)
+			byID[q.Candidates[j].ID] = float32(v)
 		}
-		scores[key(q)] = t32
+		scores[key(q)] = byID
 		p.step(i + 1)
 	}
 	p.done()
 	return model.Distilled{
 		Base: t.opts.Objective,
 		Teacher: func(q *dataset.Question) []float32 {
-			if s := scores[key(q)]; len(s) == len(q.Candidates) {
-				return s
+			byID := scores[key(q)]
+			t := make([]float32, len(q.Candidates))
+			for j, c := range q.Candidates {
+				v, ok := byID[c.ID]
+				if !ok {
+					return nil
+				}
+				t[j] = v
 			}
-			return nil
+			return t
 		},
 		Weight:      t.distillWeight,
 		Temperature: t.distillTemp,

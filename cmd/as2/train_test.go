@@ -126,6 +126,7 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--dev-split", "dev"), "has no splits; give the dev file with --dev-path"},
 		{[]string{"train", "--dataset", "wikiqa", "--path", data, "--dev-path", data, "--out", out}, "--dev-path is for the jsonl and tsv datasets"},
 		{append(base, "--clip", "-2"), "--clip -2"},
+		{append(base, "--negatives", "-1"), "--negatives -1"},
 		{append(base, "--train-subset", "some"), "--train-subset"},
 		{append(base, "--init", data), "--init"},
 	} {

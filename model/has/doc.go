@@ -26,8 +26,9 @@
 //
 // The loss (section "Similarity Layer and Loss Function") is the triplet
 // hinge max(0, 0.1 − s(q,p) + s(q,n)) (model.TripletHinge, train with
-// --objective triplet; the question's other candidates are the sampled
-// negatives) plus δ·(J^c(p) + J^c(n)) per triplet. The model adds the
+// --objective triplet) plus δ·(J^c(p) + J^c(n)) per triplet. The paper
+// draws n at random; by default every other candidate of the question is
+// a negative, and train --negatives N draws N of them afresh each epoch. The model adds the
 // constraint in its own Loss (model.Trainable), so training needs no hook.
 //
 // At test time B_a is replaced by 𝓑_a = sgn(V_a): answer word states are
