@@ -5,7 +5,8 @@
 // the questions of a batch spread over all cores, a dev-set evaluation
 // after every epoch, and a stop with a clear message when the loss stops
 // being finite. Each training question is prepared (tokenised) once, not
-// once per epoch.
+// once per epoch; with a cap on its negatives (Training.Negatives), once an
+// epoch, since each epoch draws them afresh.
 package train
 
 import (
