@@ -49,7 +49,9 @@ use-lite)
   fi
   variants="Pooling, USE-Lite fine-tuned|--arch has --has-mode pooling --objective triplet $has_encoder_flags
 Attention, float answers, USE-Lite fine-tuned|--arch has --has-mode attention --objective triplet $has_encoder_flags
-HAS, binary answers, β 10 and δ 0, USE-Lite fine-tuned|--arch has --objective triplet --beta 10 --delta 0 $has_encoder_flags"
+HAS, binary answers, β 10 and δ 0, USE-Lite fine-tuned|--arch has --objective triplet --beta 10 --delta 0 $has_encoder_flags
+HAS, binary answers, β 1 and δ 0 (β chosen on TrecQA dev), USE-Lite fine-tuned|--arch has --objective triplet --beta 1 --delta 0 $has_encoder_flags
+HAS, binary answers, β 2 and δ 0 (β chosen on WikiQA dev), USE-Lite fine-tuned|--arch has --objective triplet --beta 2 --delta 0 $has_encoder_flags"
   ;;
 esac
 DEV=1 exec "$(dirname "$0")/train-table.sh" <(printf '%s\n' "$variants") "$dataset" "$seeds" "${data[@]}" "$@"
