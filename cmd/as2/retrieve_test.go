@@ -234,9 +234,9 @@ func TestHASIndex(t *testing.T) {
 	m := filepath.Join(dir, "has.as2")
 	train(m)
 	idx := filepath.Join(dir, "has.idx")
-	out, err := run(t, "index", "build", "--encoder", m, "--answers", pool, "--out", idx)
+	out, err := run(t, "index", "build", "--model", m, "--answers", pool, "--out", idx)
 	if err != nil || !strings.Contains(out, "wrote "+idx+": 2 answers, has (hash") {
-		t.Fatalf("index build --encoder %s: %v\n%s", m, err, out)
+		t.Fatalf("index build --model %s: %v\n%s", m, err, out)
 	}
 	out, err = run(t, "search", "--index", idx, "--question", "What is the capital of France?", "--top", "5", "--format", "json")
 	var got struct {

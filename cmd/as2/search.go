@@ -33,6 +33,7 @@ func newIndexCmd() *cobra.Command {
 
 type indexBuild struct {
 	spec         retrieverSpec
+	model        string // --model: --encoder's name for a model file, as in as2 eval
 	answers, out string
 	quiet        bool
 	vectorFlags  bool
@@ -82,7 +83,7 @@ and no summary line).`,
   as2 index build --encoder use-lite --index hnsw --answers reqa-test.jsonl --out reqa-test-use.idx
   as2 index build --encoder dual.as2 --index binary --answers sentences.tsv --out sentences.idx
   as2 index build --encoder use-lite --index weaviate --weaviate-class ReqaTest --answers reqa-test.jsonl --out reqa-test-wv.idx
-  as2 index build --encoder has.as2 --answers faq.txt --out faq-has.idx`,
+  as2 index build --model has.as2 --answers faq.txt --out faq-has.idx`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.vectorFlags = indexFlagsSet(cmd.Flags())
@@ -91,6 +92,7 @@ and no summary line).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.spec.name, "encoder", "", encoderUsage)
+	f.StringVar(&c.model, "model", "", "a model file to encode the answers with: the same as --encoder FILE (as2 eval and as2 rank name theirs --model)")
 	f.StringVar(&c.answers, "answers", "", "answers: a ReQA pool (as2 data reqa), or text with one answer per line (ID<TAB>TEXT, or the line number is the id)")
 	f.StringVar(&c.out, "out", "", "index file to write (- for standard output)")
 	c.spec.addFlags(f)
@@ -103,9 +105,16 @@ and no summary line).`,
 }
 
 func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
+	encoderFlag := "--encoder"
+	switch {
+	case c.model != "" && c.spec.name != "":
+		return fmt.Errorf("--encoder %s and --model %s: give one (--model FILE is --encoder FILE)", c.spec.name, c.model)
+	case c.model != "":
+		c.spec.name, encoderFlag = c.model, "--model"
+	}
 	switch {
 	case c.spec.name == "":
-		return fmt.Errorf("--encoder is required: bm25, use-lite[:PATH] or a model file")
+		return fmt.Errorf("--encoder is required: bm25, use-lite[:PATH] or a model file (or --model FILE)")
 	case c.answers == "":
 		return fmt.Errorf("--answers is required")
 	case c.out == "":
@@ -120,12 +129,12 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if !c.quiet {
 		p = newProgress(stderr, len(texts), "encoding answers")
 	}
-	o, err := c.spec.open("--encoder", p.step)
+	o, err := c.spec.open(encoderFlag, p.step)
 	if err != nil {
 		return err
 	}
 	if (o.bm25 != nil || o.mat != nil) && c.vectorFlags {
-		return fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not --encoder %s (%s)", c.spec.name, o.desc)
+		return fmt.Errorf("--index, --rescore and the hnsw flags are for sentence vectors, not %s %s (%s)", encoderFlag, c.spec.name, o.desc)
 	}
 	if c.spec.kind == weaviate.Kind {
 		x, err := o.buildWeaviate(ctx, &c.spec, ids, texts, p.done)

@@ -125,6 +125,8 @@ func TestIndexSearchErrors(t *testing.T) {
 		{[]string{"index", "build", "--encoder", "bm25", "--index", "hnsw", "--answers", plain, "--out", flatIdx}, "not --encoder bm25"},
 		{[]string{"index", "build", "--encoder", "bm25", "--b", "2", "--answers", plain, "--out", flatIdx}, "--b 2: want"},
 		{[]string{"index", "build", "--encoder", plain, "--answers", plain, "--out", flatIdx}, "plain.txt"},
+		{[]string{"index", "build", "--model", plain, "--answers", plain, "--out", flatIdx}, "--model: " + plain},
+		{[]string{"index", "build", "--encoder", "bm25", "--model", plain, "--answers", plain, "--out", flatIdx}, "--encoder bm25 and --model " + plain + ": give one"},
 		{[]string{"search", "--question", "q"}, "--index is required"},
 		{[]string{"search", "--index", idx}, "give --question or --questions"},
 		{[]string{"search", "--index", idx, "--question", "q", "--questions", plain}, "give --question or --questions"},
