@@ -37,14 +37,8 @@ dataset=${DATASET:-wikiqa}
 # shellcheck source=scripts/has-encoders.sh
 source "$(dirname "$0")/has-encoders.sh"
 read -r -a encoder_flags <<<"$has_encoder_flags"
-# The training data of has-table.sh's rows for this dataset and encoder.
-data=()
-if [ "$dataset" = trecqa ]; then
-  case ${ENCODER:-bilstm} in
-  bilstm) data=(--normalize-numbers --train-split train-all --epochs 2) ;;
-  use-lite) data=(--train-split train) ;;
-  esac
-fi
+has_training_data "$dataset"
+read -r -a data <<<"$has_data_flags $has_train_flags"
 label=$(case $dataset in wikiqa) echo WikiQA dev ;; trecqa) echo TrecQA clean dev ;; *) echo "$dataset dev" ;; esac)
 m=$(mktemp --suffix .as2)
 trap 'rm -f "$m"' EXIT

@@ -21,19 +21,13 @@ dataset=${1:-wikiqa}
 seeds=${2:-5}
 shift $(( $# > 2 ? 2 : $# ))
 export RUNS=${RUNS:-results/has-$dataset.tsv}
-data=()
 # shellcheck source=scripts/has-encoders.sh
 source "$(dirname "$0")/has-encoders.sh"
+has_training_data "$dataset"
+export DATA_FLAGS="$has_data_flags"
+read -r -a data <<<"$has_train_flags"
 case ${ENCODER:-bilstm} in
 bilstm)
-  if [ "$dataset" = trecqa ]; then
-    # TRAIN-ALL writes numbers as <num>; both sides are normalised alike. An
-    # epoch of its 53k pairs takes about 130 s, so the table trains 2 (dev MAP
-    # of HAS β 10, seed 1, after one epoch: 0.744; TRAIN's 4.7k pairs reach
-    # 0.69 to 0.70 in 4 epochs).
-    export DATA_FLAGS="--normalize-numbers"
-    data=(--train-split train-all --epochs 2)
-  fi
   variants="Pooling (dual encoder)|--arch has --has-mode pooling --objective triplet
 Attention, float answers|--arch has --has-mode attention --objective triplet
 HAS, binary answers|--arch has --objective triplet
@@ -41,12 +35,6 @@ HAS, binary answers, β 10 (chosen on WikiQA dev)|--arch has --objective triplet
 HAS, binary answers, β 10 and δ 0 (chosen on WikiQA dev)|--arch has --objective triplet --beta 10 --delta 0"
   ;;
 use-lite)
-  # TrecQA's TRAIN (4.7k pairs, numbers as written): USE-Lite trains at
-  # about 70 pairs/s on 2 cores, so an epoch of TRAIN-ALL would take 13
-  # minutes, and a pretrained encoder needs less data than a BiLSTM.
-  if [ "$dataset" = trecqa ]; then
-    data=(--train-split train)
-  fi
   variants="Pooling, USE-Lite fine-tuned|--arch has --has-mode pooling --objective triplet $has_encoder_flags
 Attention, float answers, USE-Lite fine-tuned|--arch has --has-mode attention --objective triplet $has_encoder_flags
 HAS, binary answers, β 10 and δ 0, USE-Lite fine-tuned|--arch has --objective triplet --beta 10 --delta 0 $has_encoder_flags
