@@ -24,7 +24,9 @@ export RUNS=${RUNS:-results/has-$dataset.tsv}
 # shellcheck source=scripts/has-encoders.sh
 source "$(dirname "$0")/has-encoders.sh"
 has_training_data "$dataset"
-export DATA_FLAGS="$has_data_flags"
+if [ -n "$has_data_flags" ]; then
+  export DATA_FLAGS="$has_data_flags"
+fi
 read -r -a data <<<"$has_train_flags"
 case ${ENCODER:-bilstm} in
 bilstm)
