@@ -245,6 +245,14 @@ type InBatchTrainable interface {
 	InBatchLoss(tp *nn.Tape[float32], batch []PairInput, obj InBatchObjective, epoch float64) (*nn.Var[float32], error)
 }
 
+// LRScaler is a model whose parameters do not all train at the same
+// learning rate: the training loop multiplies the rate of the parameter
+// named name by LRScale(name), such as fresh layers over a fine-tuned
+// pre-trained encoder.
+type LRScaler interface {
+	LRScale(name string) float64
+}
+
 // Training holds the training settings an architecture recommends: plain
 // values, which the training loop takes as they are.
 type Training struct {

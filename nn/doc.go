@@ -78,7 +78,8 @@
 //
 // NewAdam / NewAdamW (Kingma & Ba 2015; Loshchilov & Hutter 2019) update
 // parameters from a Grads with a learning rate per step, typically from
-// SlantedTriangular (Howard & Ruder 2018). Grads.ClipNorm clips the global
+// SlantedTriangular (Howard & Ruder 2018), scaled per parameter by
+// Adam.LRScale where set. Grads.ClipNorm clips the global
 // norm; Grads.CheckFinite and Params.CheckFinite name the first NaN/Inf so
 // a loop can stop with the step number. Initialisers (GlorotUniform,
 // Orthogonal, Uniform, Normal) take a seeded math/rand/v2 PCG from NewRNG.

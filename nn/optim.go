@@ -13,6 +13,10 @@ type Adam[T Float] struct {
 	Beta1, Beta2, Eps float64
 	WeightDecay       float64 // L2 (Adam) or decoupled (AdamW) decay factor
 	Decoupled         bool
+	// LRScale, when set, multiplies the learning rate of each parameter
+	// (1: unchanged): fresh layers on a pre-trained network want a higher
+	// rate than the weights they sit on.
+	LRScale func(p *Param[T]) float64
 
 	ps   *Params[T]
 	m, v [][]T
@@ -46,9 +50,10 @@ func (o *Adam[T]) Step(g *Grads[T], lr float64) {
 		o.v = append(o.v, make([]T, n))
 	}
 	o.t++
+	bias1 := 1 - math.Pow(o.Beta1, float64(o.t))
 	c := adamConsts[T]{
 		b1: T(o.Beta1), b2: T(o.Beta2), omb1: T(1 - o.Beta1), omb2: T(1 - o.Beta2),
-		step:  T(lr / (1 - math.Pow(o.Beta1, float64(o.t)))),
+		step:  T(lr / bias1),
 		invC2: T(1 / math.Sqrt(1-math.Pow(o.Beta2, float64(o.t)))),
 		eps:   T(o.Eps), shrink: 1,
 	}
@@ -60,12 +65,23 @@ func (o *Adam[T]) Step(g *Grads[T], lr float64) {
 	workers := runtime.GOMAXPROCS(0)
 	for i, p := range params {
 		w, g, m, v := p.Value.Data, g.Of(p).Data, o.m[i], o.v[i]
+		pc := &c
+		if o.LRScale != nil {
+			if s := o.LRScale(p); s != 1 {
+				scaled := c
+				scaled.step = T(s * lr / bias1)
+				if o.Decoupled {
+					scaled.shrink = T(1 - s*lr*o.WeightDecay)
+				}
+				pc = &scaled
+			}
+		}
 		if len(w) >= 1<<15 {
 			parallelFor(len(w), workers, func(lo, hi int) {
-				adamUpdate(w[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], &c)
+				adamUpdate(w[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], pc)
 			})
 		} else {
-			adamUpdate(w, g, m, v, &c)
+			adamUpdate(w, g, m, v, pc)
 		}
 	}
 }

@@ -252,3 +252,49 @@ func TestCoreTypeFromCPUInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestAdamLRScale checks that LRScale multiplies one parameter's rate:
+// each parameter moves as it would under plain Adam at its scaled rate.
+func TestAdamLRScale(t *testing.T) {
+	for _, decoupled := range []bool{false, true} {
+		setup := func() (*Params[float64], *Adam[float64], *Grads[float64]) {
+			ps := NewParams[float64]()
+			a, b := ps.New("a", 3), ps.New("b", 2)
+			copy(a.Value.Data, []float64{1, -2, 3})
+			copy(b.Value.Data, []float64{0.5, -0.5})
+			g := ps.NewGrads()
+			copy(g.Of(a).Data, []float64{0.3, -1, 2})
+			copy(g.Of(b).Data, []float64{-0.7, 0.1})
+			opt := NewAdam(ps)
+			if decoupled {
+				opt = NewAdamW(ps, 0.1)
+			}
+			return ps, opt, g
+		}
+		ps, opt, g := setup()
+		opt.LRScale = func(p *Param[float64]) float64 {
+			if p.Name == "a" {
+				return 3
+			}
+			return 1
+		}
+		plain, plainOpt, pg := setup()
+		faster, fasterOpt, fg := setup()
+		for range 3 {
+			opt.Step(g, 0.01)
+			plainOpt.Step(pg, 0.01)
+			fasterOpt.Step(fg, 0.03)
+		}
+		for _, c := range []struct {
+			name string
+			want *Params[float64]
+		}{{"a", faster}, {"b", plain}} {
+			got, want := ps.Get(c.name).Value.Data, c.want.Get(c.name).Value.Data
+			for i := range got {
+				if got[i] != want[i] {
+					t.Errorf("decoupled %v: %s[%d] = %v, want %v", decoupled, c.name, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

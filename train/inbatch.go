@@ -127,7 +127,7 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 	stepsPerEpoch := len(batches(pairs, order, opts.Batch))
 	total := stepsPerEpoch * opts.Epochs
 	sched := nn.NewSlantedTriangular(opts.LR, total)
-	opt := nn.NewAdam(m.Params())
+	opt := newAdam(m)
 	grads := m.Params().NewGrads()
 	tp := nn.NewTape(grads, opts.Seed)
 	tp.SetTrain(true)

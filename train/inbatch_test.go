@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +129,44 @@ func TestInBatchBatches(t *testing.T) {
 			if seen[i] != 1 {
 				t.Errorf("size %d: pair %d in %d batches", size, i, seen[i])
 			}
+		}
+	}
+}
+
+// TestInBatchLRScale checks that the training loop applies a model's
+// learning-rate scales (model.LRScaler): with the cross side's rate scaled
+// to almost nothing, ENDX training leaves the cross side where it started
+// and still trains the dual side.
+func TestInBatchLRScale(t *testing.T) {
+	for _, scale := range []float64{0, 1e-9} {
+		m := tinyDual(t, true)
+		h := m.Hyper()
+		h.CrossLRScale = scale
+		m, err := dual.New(h, tinydata.Static[float32](t), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := map[string][]float32{}
+		for _, p := range m.Params().All() {
+			before[p.Name] = slices.Clone(p.Value.Data)
+		}
+		opts := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 3, LR: 0.05, Batch: 4}, Seed: 1}}
+		if _, err := train.InBatch(context.Background(), m, tinyPairs, opts); err != nil {
+			t.Fatal(err)
+		}
+		moved := map[bool]float64{} // cross side or not: the largest change
+		for _, p := range m.Params().All() {
+			for i, v := range p.Value.Data {
+				d := math.Abs(float64(v - before[p.Name][i]))
+				cross := strings.HasPrefix(p.Name, "cross.")
+				moved[cross] = max(moved[cross], d)
+			}
+		}
+		if moved[false] < 1e-3 {
+			t.Errorf("scale %v: the dual side did not train (largest change %v)", scale, moved[false])
+		}
+		if frozen := moved[true] < 1e-6; frozen != (scale == 1e-9) {
+			t.Errorf("scale %v: the cross side's largest change is %v", scale, moved[true])
 		}
 	}
 }

@@ -146,7 +146,7 @@ func Train(ctx context.Context, m Model, train []dataset.Question, opts Options)
 	stepsPerEpoch := (len(qs) + opts.Batch - 1) / opts.Batch
 	total := stepsPerEpoch * opts.Epochs
 	sched := nn.NewSlantedTriangular(opts.LR, total)
-	opt := nn.NewAdam(m.Params())
+	opt := newAdam(m)
 	workers := nn.NewWorkers(m.Params(), opts.Workers, opts.Seed)
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x7a1))
 	var evalTime time.Duration
@@ -334,4 +334,14 @@ func NewRecord(dataset, split, init string, opts Options, sum *Summary) Record {
 		Epochs: opts.Epochs, Batch: opts.Batch, LR: opts.LR, Clip: opts.ClipNorm, Negatives: opts.Negatives, KeptEpoch: sum.Kept, Seed: opts.Seed,
 		Questions: sum.Questions, Skipped: sum.Skipped, Pairs: sum.Pairs, WallSeconds: sum.Wall.Seconds(), BLAS: nn.BLASName(), Epoch: sum.Epochs,
 	}
+}
+
+// newAdam is the optimiser of m's parameters, with m's learning-rate
+// scales where it has them (model.LRScaler).
+func newAdam(m interface{ Params() *nn.Params[float32] }) *nn.Adam[float32] {
+	opt := nn.NewAdam(m.Params())
+	if s, ok := m.(model.LRScaler); ok {
+		opt.LRScale = func(p *nn.Param[float32]) float64 { return s.LRScale(p.Name) }
+	}
+	return opt
 }

@@ -69,4 +69,15 @@
 // the cross side, trained from scratch, ranks the batch before it is a
 // target; over a pretrained dual side (USE-Lite) the paper's schedule has
 // GAM pull a good geometry towards an untrained one.
+//
+// Over --pool encoder the cross side ends in the same unit-vector head as
+// the dual one, so Hyper.CrossScale must scale its inner products as
+// Hyper.Scale does the dual side's: unscaled, L_cross cannot sharpen and
+// GAM's targets are near uniform. Hyper.CrossDetach gives the cross side
+// the shared encoder's token states as constants, as if Encoder_cross were
+// its own (section 3.3), so that L_cross does not retrain the dual side's
+// encoder. Hyper.CrossLRScale multiplies the learning rate of the cross
+// side's own layers (model.LRScaler): they start random, and a fine-tuned
+// encoder's rate of 2e-5 barely moves them in the epochs that fine-tuning
+// takes.
 package dual

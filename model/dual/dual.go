@@ -81,6 +81,21 @@ type Hyper struct {
 	// distillation softens the student with the teacher: a tower that
 	// ends in LayerNorm cannot shrink its vectors to match soft targets.
 	GAMDualTemp float64 `json:"gam_dual_temperature,omitempty"`
+	// CrossScale is Scale for the cross side's inner products (Eq. 5 and
+	// GAM's targets; 0 means 1). A cross side pooled by a unit-vector head
+	// (--pool encoder) needs it as much as the dual one: unscaled, L_cross
+	// cannot sharpen and GAM's targets are near uniform, so GAM pulls the
+	// dual geometry flat.
+	CrossScale float64 `json:"cross_scale,omitempty"`
+	// CrossDetach keeps the cross side's gradient out of a fine-tuned
+	// encoder that both sides read: the paper's Encoder_cross is its own
+	// (section 3.3), so L_cross should not retrain the dual side's encoder.
+	// The cross side then reads the encoder's current states as constants.
+	CrossDetach bool `json:"cross_detach,omitempty"`
+	// CrossLRScale multiplies the learning rate of the cross side's own
+	// layers (0 means 1). They start random, while a fine-tuned encoder's
+	// rate (2e-5) is set for weights that are already trained.
+	CrossLRScale float64 `json:"cross_lr_scale,omitempty"`
 }
 
 // PaperHyper is the paper's setting for its non-BERT encoders (section
@@ -139,6 +154,10 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("word dropout %v: want [0, 1)", h.WordDropout)
 	case !(h.Scale >= 0 && h.Scale <= 1e4):
 		return fmt.Errorf("scale %v: want 0 to 10000 (0: 1)", h.Scale)
+	case !(h.CrossScale >= 0 && h.CrossScale <= 1e4):
+		return fmt.Errorf("cross scale %v: want 0 to 10000 (0: 1)", h.CrossScale)
+	case !(h.CrossLRScale >= 0 && h.CrossLRScale <= 1e4):
+		return fmt.Errorf("cross learning-rate scale %v: want 0 to 10000 (0: 1)", h.CrossLRScale)
 	case !(h.GAMTemp >= 0 && h.GAMTemp <= 1e4):
 		return fmt.Errorf("GAM temperature %v: want 0 to 10000 (0: 1)", h.GAMTemp)
 	case !(h.GAMDualTemp >= 0 && h.GAMDualTemp <= 1e4):
@@ -411,8 +430,19 @@ func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var
 	}
 	loss := lossOf(tp.MatMulT(qd, ad)) // L_dual, Eq. 1
 	if n.x != nil {
-		qc, ac, xp := n.x.embed(tp, n.hyper.Penalty > 0, qx, ax)
+		cqx, cax := qx, ax
+		if h.CrossDetach {
+			cqx, cax = make([]*nn.Var[T], b), make([]*nn.Var[T], b)
+			for i := range b {
+				cqx[i], cax[i] = tp.Const(qx[i].Value), tp.Const(ax[i].Value)
+			}
+		}
+		qc, ac, xp := n.x.embed(tp, n.hyper.Penalty > 0, cqx, cax)
 		pens = append(pens, xp...)
+		if s := h.CrossScale; s > 0 && s != 1 {
+			// Every cross inner product, in Eq. 5 and in GAM, scaled by s.
+			qc, ac = tp.Scale(qc, math.Sqrt(s)), tp.Scale(ac, math.Sqrt(s))
+		}
 		lc := lossOf(tp.MatMulT(qc, ac)) // L_cross, Eq. 5
 		ga := gam(tp, qd, ad, qc, ac, h.gamWeights(epoch), h.StopGrad)
 		loss = tp.Add(tp.Add(tp.Scale(loss, h.AlphaDual), tp.Scale(lc, h.AlphaCross)), tp.Scale(ga, h.AlphaGA))
@@ -476,6 +506,18 @@ func (n *net[T]) Params() *nn.Params[T] { return n.ps }
 
 // ParamsChanged implements model.Trainable (the model keeps no caches).
 func (m *Model) ParamsChanged() {}
+
+// crossPrefix starts the names of the cross side's own parameters.
+const crossPrefix = "cross."
+
+// LRScale implements model.LRScaler: Hyper.CrossLRScale for the cross
+// side's own layers, 1 for the rest.
+func (m *Model) LRScale(name string) float64 {
+	if s := m.hyper.CrossLRScale; s > 0 && strings.HasPrefix(name, crossPrefix) {
+		return s
+	}
+	return 1
+}
 
 // Config implements model.Model.
 func (m *Model) Config() model.Config {

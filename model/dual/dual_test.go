@@ -59,6 +59,8 @@ func TestValidate(t *testing.T) {
 		{"no sentence head", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolEncoder }, "static encoder has no sentence head"},
 		{"nothing to fine-tune", func(h *Hyper) { h.FineTune = true }, "no weights to train"},
 		{"scale", func(h *Hyper) { h.Scale = -1 }, "scale"},
+		{"cross scale", func(h *Hyper) { h.CrossScale = math.Inf(1) }, "cross scale"},
+		{"cross learning-rate scale", func(h *Hyper) { h.CrossLRScale = -1 }, "cross learning-rate scale"},
 		{"GAM temperature", func(h *Hyper) { h.GAMTemp = math.NaN() }, "GAM temperature"},
 		{"GAM dual temperature", func(h *Hyper) { h.GAMDualTemp = -1 }, "GAM dual temperature"},
 		{"nothing to train", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolMean }, "no weights to train"},
@@ -327,5 +329,32 @@ func TestUSELiteFineTune(t *testing.T) {
 	nntest.Close(t, "reloaded", got[1], want[1], 1e-6)
 	if slices.Equal(want[1], zeroShot[1]) {
 		t.Error("the step left the answer vector where it was")
+	}
+}
+
+// TestLRScale checks that only the cross side's own layers get
+// Hyper.CrossLRScale, and that 0 means 1.
+func TestLRScale(t *testing.T) {
+	for _, s := range []float64{0, 40} {
+		h := RecipeHyper()
+		h.ENDX, h.CrossLRScale = true, s
+		m, err := New(h, tinydata.Static[float32](t), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cross := 0
+		for _, p := range m.Params().All() {
+			want := 1.0
+			if strings.HasPrefix(p.Name, "cross.") {
+				cross++
+				want = max(s, 1)
+			}
+			if got := m.LRScale(p.Name); got != want {
+				t.Errorf("scale %v: LRScale(%q) = %v, want %v", s, p.Name, got, want)
+			}
+		}
+		if cross == 0 {
+			t.Fatalf("no cross-side parameters among %v", m.Params().All())
+		}
 	}
 }

@@ -23,12 +23,12 @@ func newCross[T nn.Float](h Hyper, ps *nn.Params[T], enc encoder.Encoder[T], rng
 	in := enc.Dim()
 	c := &cross[T]{}
 	var err error
-	if c.qSeq, err = newSeqLayer[T](h, ps, "cross.question", in, rng); err != nil {
+	if c.qSeq, err = newSeqLayer[T](h, ps, crossPrefix+"question", in, rng); err != nil {
 		return nil, fmt.Errorf("cross encoder: %w", err)
 	}
 	c.aSeq = c.qSeq
 	if !h.Shared {
-		if c.aSeq, err = newSeqLayer[T](h, ps, "cross.answer", in, rng); err != nil {
+		if c.aSeq, err = newSeqLayer[T](h, ps, crossPrefix+"answer", in, rng); err != nil {
 			return nil, fmt.Errorf("cross encoder: %w", err)
 		}
 	}
@@ -40,8 +40,8 @@ func newCross[T nn.Float](h Hyper, ps *nn.Params[T], enc encoder.Encoder[T], rng
 			nn.NewFeedForward(ps, name+".ffn", d, 2*d, nn.ActGELU, rng), norm,
 			newPooler(h, ps, name+".pool", enc, rng)
 	}
-	c.qAttn, c.qFFN, c.qNorm, c.qPool = side("cross.refine_question")
-	c.aAttn, c.aFFN, c.aNorm, c.aPool = side("cross.refine_answer")
+	c.qAttn, c.qFFN, c.qNorm, c.qPool = side(crossPrefix + "refine_question")
+	c.aAttn, c.aFFN, c.aNorm, c.aPool = side(crossPrefix + "refine_answer")
 	return c, nil
 }
 

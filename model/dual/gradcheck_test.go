@@ -199,11 +199,15 @@ func (e *headEncoder) Sentence(tp *nn.Tape[float64], x *nn.Var[float64]) *nn.Var
 
 // TestGradientsFineTune checks the fine-tuned encoder's gradients: the
 // encoder's own weights (adopted as encoder.*) and its sentence head,
-// under the in-batch scale, alone and with ENDX.
+// under the in-batch scale, alone and with ENDX (its cross side unscaled
+// and scaled).
 func TestGradientsFineTune(t *testing.T) {
 	for name, edit := range map[string]func(h *Hyper){
 		"dual": func(h *Hyper) {},
 		"endx": func(h *Hyper) { h.ENDX, h.CrossHeads, h.Ramp = true, 2, 0 },
+		"endx, cross side scaled": func(h *Hyper) {
+			h.ENDX, h.CrossHeads, h.Ramp, h.CrossScale, h.GAMTemp = true, 2, 0, 5, 1
+		},
 	} {
 		h := RecipeHyper()
 		h.Layer, h.Pool, h.FineTune, h.Scale = LayerNone, PoolEncoder, true, 3
@@ -266,4 +270,109 @@ func TestGAMTemperature(t *testing.T) {
 			t.Errorf("temperatures %v change nothing: %v", c, got)
 		}
 	}
+}
+
+// TestCrossScale checks that --cross-scale multiplies the cross side's
+// inner products in L_cross (Eq. 5) and in GAM's targets: with only L_cross
+// weighted, the batch loss is the in-batch softmax of s·R_q^cross·R_a^crossᵀ,
+// and the GAM term at cross scale s and temperature s is GAM unscaled.
+func TestCrossScale(t *testing.T) {
+	const s = 7
+	h := RecipeHyper()
+	h.Layer, h.Pool, h.FineTune, h.Scale = LayerNone, PoolEncoder, true, 3
+	h.ENDX, h.CrossHeads, h.Ramp, h.GAMTemp = true, 2, 0, 1
+	lossAt := func(h Hyper) (loss, want float64) {
+		n, batch := perturbedNet(t, h)
+		tp := nn.NewTape[float64](nil, 1)
+		loss = n.batchLoss(tp, batch, func(v *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, v) }, 1).Scalar()
+		qx, ax := make([]*nn.Var[float64], len(batch)), make([]*nn.Var[float64], len(batch))
+		for i, p := range batch {
+			qx[i], ax[i] = n.tokens(tp, p.q), n.tokens(tp, p.a)
+		}
+		qc, ac, _ := n.x.embed(tp, false, qx, ax)
+		return loss, inBatchSoftmax(tp, tp.Scale(tp.MatMulT(qc, ac), max(h.CrossScale, 1))).Scalar()
+	}
+	crossOnly := h
+	crossOnly.AlphaDual, crossOnly.AlphaCross, crossOnly.AlphaGA = 0, 1, 0
+	for _, cs := range []float64{0, s} {
+		c := crossOnly
+		c.CrossScale = cs
+		if got, want := lossAt(c); math.Abs(got-want) > 1e-12 {
+			t.Errorf("cross scale %v: L_cross %v, want %v", cs, got, want)
+		}
+	}
+	gaOnly := h
+	gaOnly.AlphaDual, gaOnly.AlphaCross, gaOnly.AlphaGA = 0, 0, 1
+	plain, _ := lossAt(gaOnly)
+	gaOnly.CrossScale, gaOnly.GAMTemp = s, s
+	if got, _ := lossAt(gaOnly); math.Abs(got-plain) > 1e-12 {
+		t.Errorf("GAM at cross scale %v and temperature %v: %v, want %v (unscaled)", s, s, got, plain)
+	}
+	gaOnly.GAMTemp = 1
+	if got, _ := lossAt(gaOnly); math.Abs(got-plain) < 1e-9 {
+		t.Errorf("cross scale %v changes nothing in GAM: %v", s, got)
+	}
+}
+
+// TestCrossDetach checks that --cross-detach keeps L_cross's gradient out of
+// the layers of a fine-tuned encoder, and that without it L_cross trains them
+// too. The encoder's sentence head is the cross side's pooler as well
+// (--pool encoder), so it learns from L_cross either way.
+func TestCrossDetach(t *testing.T) {
+	for _, detach := range []bool{false, true} {
+		h := RecipeHyper()
+		h.Layer, h.Pool, h.FineTune, h.Scale = LayerNone, PoolEncoder, true, 3
+		h.ENDX, h.CrossHeads, h.Ramp, h.CrossDetach = true, 2, 0, detach
+		h.AlphaDual, h.AlphaCross, h.AlphaGA = 0, 1, 0
+		n, batch := perturbedNet(t, h)
+		grads := n.ps.NewGrads()
+		tp := nn.NewTape(grads, 7)
+		tp.SetTrain(true)
+		loss := n.batchLoss(tp, batch, func(v *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, v) }, 1)
+		tp.BackwardFrom(loss, []float64{1})
+		norm := map[string]float64{}
+		for _, p := range n.ps.All() {
+			part := "other"
+			switch {
+			case strings.HasPrefix(p.Name, encoder.TensorPrefix+"head."):
+				part = "head"
+			case strings.HasPrefix(p.Name, encoder.TensorPrefix):
+				part = "encoder"
+			case strings.HasPrefix(p.Name, "cross."):
+				part = "cross"
+			}
+			for _, g := range grads.Of(p).Data {
+				norm[part] += g * g
+			}
+		}
+		if norm["cross"] == 0 || norm["head"] == 0 {
+			t.Errorf("detach %v: L_cross trains neither the cross side's layers nor its pooler: %v", detach, norm)
+		}
+		if got := norm["encoder"] != 0; got == detach {
+			t.Errorf("detach %v: the encoder layers' squared gradient norm from L_cross is %v", detach, norm["encoder"])
+		}
+	}
+}
+
+// perturbedNet is the network of h over the tiny encoder with a sentence
+// head, every parameter moved a little off its start (where a
+// cross-embedding can be the zero vector that the head normalises), and
+// the tiny pairs as a batch.
+func perturbedNet(t *testing.T, h Hyper) (*net[float64], []*pair[float64]) {
+	t.Helper()
+	n, err := newNet[float64](h, newHeadEncoder(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, p := range n.ps.All() {
+		for i := range p.Value.Data {
+			p.Value.Data[i] += 0.1 * rng.NormFloat64()
+		}
+	}
+	var batch []*pair[float64]
+	for _, p := range tinyPairs() {
+		batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+	}
+	return n, batch
 }

@@ -40,7 +40,11 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
   as2 train --arch dual --encoder use-lite --layer none --pool encoder \
     --fine-tune --scale 20 --lr 2e-5 --epochs 2 --dataset wikiqa ...
 
---scale multiplies the in-batch scores, which unit vectors keep in [-1, 1].`,
+--scale multiplies the in-batch scores, which unit vectors keep in [-1, 1].
+With --endx over --pool encoder, the cross side ends in the same head: give it
+--cross-scale too (the same value); --cross-detach keeps its gradient out of
+the shared encoder, and --cross-lr-scale raises the learning rate of its own
+layers, which start random.`,
 		Recipe:   RecipeHyper,
 		Paper:    PaperHyper,
 		Flags:    flags,
@@ -83,6 +87,9 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.BoolVar(&h.FineTune, "fine-tune", h.FineTune, "train the encoder's weights too (a transformer encoder such as use-lite; use a low --lr)")
 	fs.Float64Var(&h.Scale, "scale", h.Scale, "multiply the in-batch scores in training (for unit vectors, e.g. 20; 0: 1)")
 	fs.BoolVar(&h.ENDX, "endx", h.ENDX, "train with ENDX's cross-encoder and GAM (ENDX paper §3.3-3.5)")
+	fs.Float64Var(&h.CrossScale, "cross-scale", h.CrossScale, "ENDX: multiply the cross side's in-batch scores in training, in L_cross and GAM's targets (set it as --scale when the cross side ends in a unit vector, e.g. --pool encoder; 0: 1)")
+	fs.BoolVar(&h.CrossDetach, "cross-detach", h.CrossDetach, "ENDX: the cross side reads the encoder's token states without training the encoder (for a fine-tuned encoder that both sides share; the paper's cross side has its own)")
+	fs.Float64Var(&h.CrossLRScale, "cross-lr-scale", h.CrossLRScale, "ENDX: multiply the learning rate of the cross side's own layers, which start random (e.g. 50 over a fine-tuned encoder at --lr 2e-5; 0: 1)")
 	fs.IntVar(&h.CrossHeads, "cross-heads", h.CrossHeads, "cross-attention heads (the paper: 12; must divide the tower's width)")
 	fs.Float64Var(&h.AlphaDual, "alpha-dual", h.AlphaDual, "ENDX: weight of L_dual (Eq. 13)")
 	fs.Float64Var(&h.AlphaCross, "alpha-cross", h.AlphaCross, "ENDX: weight of L_cross (Eq. 13)")
