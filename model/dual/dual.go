@@ -424,10 +424,8 @@ func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var
 		pens = appendNonNil(pens, pq, pa)
 	}
 	qd, ad := tp.Stack(qs...), tp.Stack(as...)
-	if s := h.Scale; s > 0 && s != 1 {
-		// Every dual inner product, in Eq. 1 and in GAM, scaled by s.
-		qd, ad = tp.Scale(qd, math.Sqrt(s)), tp.Scale(ad, math.Sqrt(s))
-	}
+	// Every dual inner product, in Eq. 1 and in GAM, scaled by Scale.
+	qd, ad = scaledProducts(tp, h.Scale, qd, ad)
 	loss := lossOf(tp.MatMulT(qd, ad)) // L_dual, Eq. 1
 	if n.x != nil {
 		cqx, cax := qx, ax
@@ -439,10 +437,8 @@ func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var
 		}
 		qc, ac, xp := n.x.embed(tp, n.hyper.Penalty > 0, cqx, cax)
 		pens = append(pens, xp...)
-		if s := h.CrossScale; s > 0 && s != 1 {
-			// Every cross inner product, in Eq. 5 and in GAM, scaled by s.
-			qc, ac = tp.Scale(qc, math.Sqrt(s)), tp.Scale(ac, math.Sqrt(s))
-		}
+		// Every cross inner product, in Eq. 5 and in GAM, scaled by CrossScale.
+		qc, ac = scaledProducts(tp, h.CrossScale, qc, ac)
 		lc := lossOf(tp.MatMulT(qc, ac)) // L_cross, Eq. 5
 		ga := gam(tp, qd, ad, qc, ac, h.gamWeights(epoch), h.StopGrad)
 		loss = tp.Add(tp.Add(tp.Scale(loss, h.AlphaDual), tp.Scale(lc, h.AlphaCross)), tp.Scale(ga, h.AlphaGA))
@@ -451,6 +447,15 @@ func (n *net[T]) batchLoss(tp *nn.Tape[T], batch []*pair[T], lossOf func(*nn.Var
 		loss = tp.Add(loss, tp.Scale(tp.Sum(tp.Concat(pens...)), h.Penalty/float64(len(pens))))
 	}
 	return loss
+}
+
+// scaledProducts multiplies q and a by √s, so that every inner product
+// between their rows is s times as large (0 or 1: unchanged).
+func scaledProducts[T nn.Float](tp *nn.Tape[T], s float64, q, a *nn.Var[T]) (*nn.Var[T], *nn.Var[T]) {
+	if s <= 0 || s == 1 {
+		return q, a
+	}
+	return tp.Scale(q, math.Sqrt(s)), tp.Scale(a, math.Sqrt(s))
 }
 
 func appendNonNil[T nn.Float](vs []*nn.Var[T], more ...*nn.Var[T]) []*nn.Var[T] {

@@ -345,7 +345,7 @@ func TestLRScale(t *testing.T) {
 		cross := 0
 		for _, p := range m.Params().All() {
 			want := 1.0
-			if strings.HasPrefix(p.Name, "cross.") {
+			if strings.HasPrefix(p.Name, crossPrefix) {
 				cross++
 				want = max(s, 1)
 			}

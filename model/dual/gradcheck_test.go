@@ -338,7 +338,7 @@ func TestCrossDetach(t *testing.T) {
 				part = "head"
 			case strings.HasPrefix(p.Name, encoder.TensorPrefix):
 				part = "encoder"
-			case strings.HasPrefix(p.Name, "cross."):
+			case strings.HasPrefix(p.Name, crossPrefix):
 				part = "cross"
 			}
 			for _, g := range grads.Of(p).Data {
