@@ -14,7 +14,8 @@ run_line() { awk -F'\t' -v n="$2" -v s="$3" '$1 == n && $2 == s' "$1" | tail -n 
 
 # each_row VARIANTS SEEDS RUNS ROW goes through the "row name|flags" lines
 # of the file VARIANTS whose name matches $ONLY (all if unset). For each
-# seed 1..SEEDS with no line "name<TAB>seed<TAB>..." in RUNS, it calls
+# seed $FROM..SEEDS ($FROM default 1: two tables with different FROM run
+# seeds side by side) with no line "name<TAB>seed<TAB>..." in RUNS, it calls
 # `run NAME FLAGS SEED`, which appends that line (unless $REPORT is set:
 # then nothing is run). It then calls `ROW LABEL LINE...` with the row's
 # lines; the label says how many seeds a row has when it has fewer than
@@ -30,7 +31,7 @@ each_row() {
       continue
     fi
     lines=()
-    for seed in $(seq 1 "$seeds"); do
+    for seed in $(seq "${FROM:-1}" "$seeds"); do
       found=$(run_line "$runs" "$name" "$seed")
       if [ -z "$found" ] && [ -z "${REPORT:-}" ]; then
         run "$name" "$flags" "$seed" </dev/null

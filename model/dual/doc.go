@@ -79,5 +79,8 @@
 // encoder. Hyper.CrossLRScale multiplies the learning rate of the cross
 // side's own layers (model.LRScaler): they start random, and a fine-tuned
 // encoder's rate of 2e-5 barely moves them in the epochs that fine-tuning
-// takes.
+// takes. Hyper.CrossResidual makes each cross-embedding the dual one (a
+// constant) plus a gated cross-attention vector, the gate starting at 0:
+// the cross side then starts as the dual side's geometry, where GAM's KL is
+// 0, and L_cross trains only what the cross-attention adds to it.
 package dual

@@ -17,6 +17,7 @@ type cross[T nn.Float] struct {
 	qFFN, aFFN   *nn.FeedForward[T]
 	qNorm, aNorm *nn.LayerNormLayer[T]
 	qPool, aPool *pooler[T]
+	qGate, aGate *nn.Param[T] // Hyper.CrossResidual's gates; nil without it
 }
 
 func newCross[T nn.Float](h Hyper, ps *nn.Params[T], enc encoder.Encoder[T], rng *rand.Rand) (*cross[T], error) {
@@ -42,6 +43,11 @@ func newCross[T nn.Float](h Hyper, ps *nn.Params[T], enc encoder.Encoder[T], rng
 	}
 	c.qAttn, c.qFFN, c.qNorm, c.qPool = side(crossPrefix + "refine_question")
 	c.aAttn, c.aFFN, c.aNorm, c.aPool = side(crossPrefix + "refine_answer")
+	if h.CrossResidual {
+		// Zero: the cross-embeddings start as the dual ones.
+		dim := h.Dim()
+		c.qGate, c.aGate = ps.New(crossPrefix+"refine_question.gate", dim), ps.New(crossPrefix+"refine_answer.gate", dim)
+	}
 	return c, nil
 }
 
@@ -55,7 +61,8 @@ func refine[T nn.Float](tp *nn.Tape[T], attn *nn.MultiHeadAttention[T], ffn *nn.
 
 // embed returns the cross-embeddings R_q^cross [B, D] and R_a^cross [B, D]
 // of the batch's matched pairs, given their token states qx[i] and ax[i],
-// and with pen Lin's penalties.
+// and with pen Lin's penalties; with Hyper.CrossResidual, their gated
+// parts, which the caller adds to the dual embeddings.
 func (c *cross[T]) embed(tp *nn.Tape[T], pen bool, qx, ax []*nn.Var[T]) (qc, ac *nn.Var[T], pens []*nn.Var[T]) {
 	qs, as := make([]*nn.Var[T], len(qx)), make([]*nn.Var[T], len(qx))
 	for i := range qx {
@@ -64,6 +71,9 @@ func (c *cross[T]) embed(tp *nn.Tape[T], pen bool, qx, ax []*nn.Var[T]) (qc, ac 
 		var pq, pa *nn.Var[T]
 		qs[i], pq = c.qPool.forward(tp, refine(tp, c.qAttn, c.qFFN, c.qNorm, hq, ha), pen)
 		as[i], pa = c.aPool.forward(tp, refine(tp, c.aAttn, c.aFFN, c.aNorm, ha, hq), pen)
+		if c.qGate != nil {
+			qs[i], as[i] = tp.Mul(qs[i], tp.Param(c.qGate)), tp.Mul(as[i], tp.Param(c.aGate))
+		}
 		pens = appendNonNil(pens, pq, pa)
 	}
 	return tp.Stack(qs...), tp.Stack(as...), pens

@@ -314,6 +314,73 @@ func TestCrossScale(t *testing.T) {
 	}
 }
 
+// TestCrossResidual checks --cross-residual: at the start, with the cross
+// side's scale the dual side's, the cross-embeddings are the dual ones, so
+// L_cross equals L_dual and GAM's KL is 0; once the gates move off 0 they
+// are not, and L_cross trains the gates and the cross side. The residual's
+// dual part is a constant, which finite differences cannot see when the
+// encoder trains, so the gradient check of the cross side's path runs over
+// a frozen encoder, where the dual embeddings are constants anyway.
+func TestCrossResidual(t *testing.T) {
+	h := RecipeHyper()
+	h.Layer, h.Pool, h.FineTune, h.Scale = LayerNone, PoolEncoder, true, 3
+	h.ENDX, h.CrossHeads, h.Ramp, h.GAMTemp, h.CrossScale, h.CrossResidual = true, 2, 0, 1, 3, true
+	weighted := func(n *net[float64], batch []*pair[float64], dual, cross, ga float64) float64 {
+		n.hyper.AlphaDual, n.hyper.AlphaCross, n.hyper.AlphaGA = dual, cross, ga
+		tp := nn.NewTape[float64](nil, 1)
+		return n.batchLoss(tp, batch, func(v *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, v) }, 1).Scalar()
+	}
+	n, err := newNet[float64](h, newHeadEncoder(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []*pair[float64]
+	for _, p := range tinyPairs() {
+		batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+	}
+	if lc, ld := weighted(n, batch, 0, 1, 0), weighted(n, batch, 1, 0, 0); math.Abs(lc-ld) > 1e-12 {
+		t.Errorf("at the start L_cross is %v, want L_dual %v", lc, ld)
+	}
+	if ga := weighted(n, batch, 0, 0, 1); math.Abs(ga) > 1e-12 {
+		t.Errorf("at the start GAM's KL is %v, want 0", ga)
+	}
+
+	n, batch = perturbedNet(t, h) // gates off 0
+	if ga := weighted(n, batch, 0, 0, 1); ga < 1e-9 {
+		t.Errorf("with the gates open GAM's KL is %v, want > 0", ga)
+	}
+	if lc, ld := weighted(n, batch, 0, 1, 0), weighted(n, batch, 1, 0, 0); math.Abs(lc-ld) < 1e-9 {
+		t.Errorf("with the gates open L_cross equals L_dual (%v)", lc)
+	}
+	n.hyper.AlphaDual, n.hyper.AlphaCross, n.hyper.AlphaGA = 0, 1, 0
+	norm := squaredGrads(n, batch, func(name string) string {
+		switch {
+		case strings.HasSuffix(name, ".gate"):
+			return "gate"
+		case strings.HasPrefix(name, crossPrefix):
+			return "cross"
+		}
+		return "dual"
+	})
+	if norm["gate"] == 0 || norm["cross"] == 0 {
+		t.Errorf("L_cross trains neither the gates nor the cross side: %v", norm)
+	}
+
+	frozen := h
+	frozen.FineTune, frozen.Ramp = false, 0
+	n, err = newNet[float64](frozen, newHeadEncoder(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch = batch[:0]
+	for _, p := range tinyPairs() {
+		batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+	}
+	nntest.CheckParams(t, "residual cross side", n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
+		return n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, s) }, 2)
+	})
+}
+
 // TestCrossDetach checks that --cross-detach keeps L_cross's gradient out of
 // the layers of a fine-tuned encoder, and that without it L_cross trains them
 // too. The encoder's sentence head is the cross side's pooler as well
@@ -325,26 +392,17 @@ func TestCrossDetach(t *testing.T) {
 		h.ENDX, h.CrossHeads, h.Ramp, h.CrossDetach = true, 2, 0, detach
 		h.AlphaDual, h.AlphaCross, h.AlphaGA = 0, 1, 0
 		n, batch := perturbedNet(t, h)
-		grads := n.ps.NewGrads()
-		tp := nn.NewTape(grads, 7)
-		tp.SetTrain(true)
-		loss := n.batchLoss(tp, batch, func(v *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, v) }, 1)
-		tp.BackwardFrom(loss, []float64{1})
-		norm := map[string]float64{}
-		for _, p := range n.ps.All() {
-			part := "other"
+		norm := squaredGrads(n, batch, func(name string) string {
 			switch {
-			case strings.HasPrefix(p.Name, encoder.TensorPrefix+"head."):
-				part = "head"
-			case strings.HasPrefix(p.Name, encoder.TensorPrefix):
-				part = "encoder"
-			case strings.HasPrefix(p.Name, crossPrefix):
-				part = "cross"
+			case strings.HasPrefix(name, encoder.TensorPrefix+"head."):
+				return "head"
+			case strings.HasPrefix(name, encoder.TensorPrefix):
+				return "encoder"
+			case strings.HasPrefix(name, crossPrefix):
+				return "cross"
 			}
-			for _, g := range grads.Of(p).Data {
-				norm[part] += g * g
-			}
-		}
+			return "other"
+		})
 		if norm["cross"] == 0 || norm["head"] == 0 {
 			t.Errorf("detach %v: L_cross trains neither the cross side's layers nor its pooler: %v", detach, norm)
 		}
@@ -352,6 +410,23 @@ func TestCrossDetach(t *testing.T) {
 			t.Errorf("detach %v: the encoder layers' squared gradient norm from L_cross is %v", detach, norm["encoder"])
 		}
 	}
+}
+
+// squaredGrads returns the squared norm of the batch loss's gradient (a
+// training pass, after one epoch) over the parameters of each part, as
+// part names them.
+func squaredGrads(n *net[float64], batch []*pair[float64], part func(name string) string) map[string]float64 {
+	grads := n.ps.NewGrads()
+	tp := nn.NewTape(grads, 7)
+	tp.SetTrain(true)
+	tp.Backward(n.batchLoss(tp, batch, func(v *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, v) }, 1))
+	norm := map[string]float64{}
+	for _, p := range n.ps.All() {
+		for _, g := range grads.Of(p).Data {
+			norm[part(p.Name)] += g * g
+		}
+	}
+	return norm
 }
 
 // perturbedNet is the network of h over the tiny encoder with a sentence

@@ -44,7 +44,9 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
 With --endx over --pool encoder, the cross side ends in the same head: give it
 --cross-scale too (the same value); --cross-detach keeps its gradient out of
 the shared encoder, and --cross-lr-scale raises the learning rate of its own
-layers, which start random.`,
+layers, which start random. --cross-residual adds the cross side's vectors,
+through gates that start at 0, to the dual ones, so that GAM's teacher starts
+as good as its student.`,
 		Recipe:   RecipeHyper,
 		Paper:    PaperHyper,
 		Flags:    flags,
@@ -90,6 +92,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.Float64Var(&h.CrossScale, "cross-scale", h.CrossScale, "ENDX: multiply the cross side's in-batch scores in training, in L_cross and GAM's targets (set it as --scale when the cross side ends in a unit vector, e.g. --pool encoder; 0: 1)")
 	fs.BoolVar(&h.CrossDetach, "cross-detach", h.CrossDetach, "ENDX: the cross side reads the encoder's token states without training the encoder (for a fine-tuned encoder that both sides share; the paper's cross side has its own)")
 	fs.Float64Var(&h.CrossLRScale, "cross-lr-scale", h.CrossLRScale, "ENDX: multiply the learning rate of the cross side's own layers, which start random (e.g. 50 over a fine-tuned encoder at --lr 2e-5; 0: 1)")
+	fs.BoolVar(&h.CrossResidual, "cross-residual", h.CrossResidual, "ENDX: each cross-embedding is its dual embedding (a constant) plus the cross side's vector times a learned gate that starts at 0, so the teacher starts as the student")
 	fs.IntVar(&h.CrossHeads, "cross-heads", h.CrossHeads, "cross-attention heads (the paper: 12; must divide the tower's width)")
 	fs.Float64Var(&h.AlphaDual, "alpha-dual", h.AlphaDual, "ENDX: weight of L_dual (Eq. 13)")
 	fs.Float64Var(&h.AlphaCross, "alpha-cross", h.AlphaCross, "ENDX: weight of L_cross (Eq. 13)")
