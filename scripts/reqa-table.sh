@@ -22,7 +22,8 @@
 # Runs are logged in results/reqa-<condition>.tsv ("row<TAB>seed<TAB>MRR<TAB>
 # R@1<TAB>R@5<TAB>R@10<TAB>train seconds"): a stopped table resumes where it
 # stopped, and REPORT=1 prints it without training. AS2 is the binary
-# (default ./as2); ONLY a regex of the rows to run.
+# (default ./as2); ONLY a regex of the rows to run; FROM the first seed to
+# run (default 1), so that two tables run different seeds side by side.
 set -euo pipefail
 cond=${1:?usage: scripts/reqa-table.sh test-half|full [seeds] [as2 train flags...]}
 seeds=${2:-3}
