@@ -99,8 +99,8 @@ type Hyper struct {
 	// CrossResidual makes each cross-embedding the matched sentence's dual
 	// embedding, read as a constant, plus the cross side's vector times a
 	// learned per-dimension gate that starts at 0 (LayerScale, Touvron et
-	// al. 2021). The teacher then starts as the student, never worse, and
-	// L_cross trains only what the cross-attention adds: a cross side
+	// al. 2021). The teacher then starts as the student, and L_cross
+	// trains only what the cross-attention adds: a cross side
 	// trained from scratch on 7,450 pairs ranks worse than a pretrained
 	// dual side (as2's addition; the paper's cross side is a pretrained
 	// BERT of its own).
@@ -175,6 +175,8 @@ func (h Hyper) validate() error {
 		return fmt.Errorf("ramp %v: want 0 to 1000 epochs", h.Ramp)
 	case !(h.GAMStart >= 0 && h.GAMStart <= 1e3):
 		return fmt.Errorf("GAM start %v: want 0 to 1000 epochs", h.GAMStart)
+	case !h.ENDX && (h.CrossResidual || h.CrossDetach):
+		return fmt.Errorf("cross residual or detach: only ENDX has a cross side (add --endx)")
 	}
 	for _, a := range alphas {
 		if !(a >= 0 && a <= 1e6) {

@@ -63,6 +63,8 @@ func TestValidate(t *testing.T) {
 		{"cross learning-rate scale", func(h *Hyper) { h.CrossLRScale = -1 }, "cross learning-rate scale"},
 		{"GAM temperature", func(h *Hyper) { h.GAMTemp = math.NaN() }, "GAM temperature"},
 		{"GAM dual temperature", func(h *Hyper) { h.GAMDualTemp = -1 }, "GAM dual temperature"},
+		{"residual without ENDX", func(h *Hyper) { h.CrossResidual = true }, "only ENDX has a cross side"},
+		{"detach without ENDX", func(h *Hyper) { h.CrossDetach = true }, "only ENDX has a cross side"},
 		{"nothing to train", func(h *Hyper) { h.Layer, h.Pool = LayerNone, PoolMean }, "no weights to train"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
