@@ -170,3 +170,49 @@ func TestInBatchLRScale(t *testing.T) {
 		}
 	}
 }
+
+// TestInBatchIsReproducible trains the same model twice from one seed and
+// checks that every weight comes out bit for bit the same: plain and ENDX
+// over a static encoder, and a fine-tuned USE-Lite (a small random one),
+// whose runs the README once found to differ.
+func TestInBatchIsReproducible(t *testing.T) {
+	models := map[string]func() *dual.Model{
+		"dual": func() *dual.Model { return tinyDual(t, false) },
+		"endx": func() *dual.Model { return tinyDual(t, true) },
+		"use-lite fine-tuned": func() *dual.Model {
+			h := dual.RecipeHyper()
+			h.Layer, h.Pool, h.FineTune, h.Scale, h.Encoder = dual.LayerNone, dual.PoolEncoder, true, 20, ""
+			m, err := dual.New(h, tinydata.USELite(t, 1), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		},
+	}
+	for name, newModel := range models {
+		var runs [2][]float32
+		var init []float32
+		for _, p := range newModel().Params().All() {
+			init = append(init, p.Value.Data...)
+		}
+		for r := range runs {
+			m := newModel()
+			opts := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 3, LR: 0.01, Batch: 3}, Seed: 7}}
+			if _, err := train.InBatch(context.Background(), m, tinyPairs, opts); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range m.Params().All() {
+				runs[r] = append(runs[r], p.Value.Data...)
+			}
+		}
+		if len(runs[0]) == 0 || slices.Equal(runs[0], init) {
+			t.Fatalf("%s: training left the weights where they started", name)
+		}
+		for i := range runs[0] {
+			if math.Float32bits(runs[0][i]) != math.Float32bits(runs[1][i]) {
+				t.Errorf("%s: weight %d of %d is %v in one run and %v in the other", name, i, len(runs[0]), runs[0][i], runs[1][i])
+				break
+			}
+		}
+	}
+}
