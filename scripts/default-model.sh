@@ -6,6 +6,10 @@
 #   scripts/default-model.sh [VARIANT...]     (default: all no-wikiqa no-trecqa no-squad)
 #
 #   all        WikiQA train + TrecQA TRAIN + SQuAD-sent train half (the shipped model)
+#   all-sqdev  the same with 2 of the train half's 25 articles held back as a
+#              SQuAD-sent dev set (scripts/reqa-fit-dev.py, DEV_ARTICLES=2,
+#              seed 1: 411 questions), so that the epoch and the blend are
+#              chosen on a dev set of each of the three datasets
 #   no-wikiqa  without WikiQA: tested on WikiQA test
 #   no-trecqa  without TrecQA: tested on TrecQA clean test
 #   no-squad   without SQuAD: tested on the SQuAD-sent test half
@@ -46,10 +50,18 @@ data wikiqa-dev --dataset wikiqa --split dev --subset answered --size 1
 data trecqa-train --dataset trecqa --split train --size 1
 data trecqa-dev --dataset trecqa --split dev --size 1
 data squad-train --dataset squad --split train --size 1
+if [ ! -s "$out/squad-fit.jsonl" ]; then # all-sqdev's SQuAD train and dev articles
+  [ -s "$out/reqa-train-half.jsonl" ] || "$as2" data reqa --half train --out "$out/reqa-train-half.jsonl" >&2
+  DEV_ARTICLES=2 SEED=1 python3 "$(dirname "$0")/reqa-fit-dev.py" "$out/reqa-train-half.jsonl" \
+    "$out/squad-train.jsonl" "$out/squad-split" >&2
+  mv "$out/squad-split/squad-dev.jsonl" "$out/squad-dev.jsonl"
+  mv "$out/squad-split/squad-fit.jsonl" "$out/squad-fit.jsonl"
+fi
 
 for v in "${variants[@]}"; do
   case $v in
   all) train=(wikiqa-train trecqa-train squad-train) dev=(wikiqa-dev trecqa-dev) ;;
+  all-sqdev) train=(wikiqa-train trecqa-train squad-fit) dev=(wikiqa-dev trecqa-dev squad-dev) ;;
   no-wikiqa) train=(trecqa-train squad-train) dev=(trecqa-dev) ;;
   no-trecqa) train=(wikiqa-train squad-train) dev=(wikiqa-dev) ;;
   no-squad) train=(wikiqa-train trecqa-train) dev=(wikiqa-dev trecqa-dev) ;;

@@ -10,13 +10,14 @@ the test half is read.
     ./as2 data reqa --half train --out reqa-dev.jsonl
     ./as2 data augment --dataset squad --split train --size 1 --out squad-train.jsonl
     ./as2 data augment --dataset wikiqa --split train --subset answered --size 1 --out wikiqa-train.jsonl
-    scripts/reqa-fit-dev.py reqa-dev.jsonl squad-train.jsonl OUTDIR   # OUTDIR/squad-fit.jsonl, OUTDIR/pool-dev.jsonl
+    scripts/reqa-fit-dev.py reqa-dev.jsonl squad-train.jsonl OUTDIR   # OUTDIR/squad-{fit,dev}.jsonl, OUTDIR/pool-dev.jsonl
     cat wikiqa-train.jsonl OUTDIR/squad-fit.jsonl >train.jsonl
     ./as2 train --arch dual --objective in-batch-softmax --dataset jsonl --path train.jsonl \\
       --also trecqa:train-all --dev-split none --dev-pool OUTDIR/pool-dev.jsonl ...
 
 DEV_ARTICLES (default 8 of the train half's 25) and SEED (default 1) set the
-split.
+split. OUTDIR/squad-dev.jsonl holds the dev articles' SQuAD-sent questions,
+a dev set for rerankers trained on squad-fit.jsonl (scripts/default-model.sh).
 """
 import json
 import os
@@ -42,7 +43,9 @@ def main():
 
     os.makedirs(out, exist_ok=True)
     fit = 0
-    with open(squad_path, encoding="utf-8") as f, open(os.path.join(out, "squad-fit.jsonl"), "w", encoding="utf-8") as w:
+    with open(squad_path, encoding="utf-8") as f, \
+            open(os.path.join(out, "squad-fit.jsonl"), "w", encoding="utf-8") as w, \
+            open(os.path.join(out, "squad-dev.jsonl"), "w", encoding="utf-8") as wdev:
         for n, line in enumerate(f, 1):
             q = json.loads(line)
             gold = [c["id"] for c in q["candidates"] if c.get("label") == 1]
@@ -51,6 +54,8 @@ def main():
             if article[gold[0]] not in dev:
                 w.write(line)
                 fit += 1
+            else:
+                wdev.write(line)
     answers = [a for a in pool if a["type"] == "answer" and a["article"] in dev]
     ids = {a["id"] for a in answers}
     questions = [q for q in pool if q["type"] == "question" and all(g in ids for g in q["gold"])]
