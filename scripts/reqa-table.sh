@@ -96,6 +96,7 @@ ENDX-USE-Lite fine-tuned (2 epochs)|--encoder use-lite --layer none --pool encod
 ENDX-USE-Lite fine-tuned, GAM at T 50 (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 50
 ENDX-USE-Lite fine-tuned, warm-up, GAM at T 50, --alpha-ga 0.1 (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-start 1 --gam-ramp 0.5 --gam-temperature 50 --alpha-ga 0.1
 ENDX-USE-Lite fine-tuned, cross side scaled and at 250x the rate, warm-up (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-start 1 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250
+ENDX-USE-Lite fine-tuned, residual cross side (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250 --cross-residual
 ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-temperature 1 --gam-aq 0
 ENDX-LSTM, --gam-qa 0|--layer bilstm --endx --gam-temperature 1 --gam-qa 0
 ENDX-LSTM, --gam-qq 0|--layer bilstm --endx --gam-temperature 1 --gam-qq 0
