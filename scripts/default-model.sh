@@ -50,7 +50,7 @@ data wikiqa-dev --dataset wikiqa --split dev --subset answered --size 1
 data trecqa-train --dataset trecqa --split train --size 1
 data trecqa-dev --dataset trecqa --split dev --size 1
 data squad-train --dataset squad --split train --size 1
-if [ ! -s "$out/squad-fit.jsonl" ]; then # all-sqdev's SQuAD train and dev articles
+if [[ " ${variants[*]} " == *" all-sqdev "* && ! -s "$out/squad-fit.jsonl" ]]; then # its SQuAD train and dev articles
   [ -s "$out/reqa-train-half.jsonl" ] || "$as2" data reqa --half train --out "$out/reqa-train-half.jsonl" >&2
   DEV_ARTICLES=2 SEED=1 python3 "$(dirname "$0")/reqa-fit-dev.py" "$out/reqa-train-half.jsonl" \
     "$out/squad-train.jsonl" "$out/squad-split" >&2
