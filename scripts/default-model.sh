@@ -53,9 +53,7 @@ data squad-train --dataset squad --split train --size 1
 if [[ " ${variants[*]} " == *" all-sqdev "* && ! -s "$out/squad-fit.jsonl" ]]; then # its SQuAD train and dev articles
   [ -s "$out/reqa-train-half.jsonl" ] || "$as2" data reqa --half train --out "$out/reqa-train-half.jsonl" >&2
   DEV_ARTICLES=2 SEED=1 python3 "$(dirname "$0")/reqa-fit-dev.py" "$out/reqa-train-half.jsonl" \
-    "$out/squad-train.jsonl" "$out/squad-split" >&2
-  mv "$out/squad-split/squad-dev.jsonl" "$out/squad-dev.jsonl"
-  mv "$out/squad-split/squad-fit.jsonl" "$out/squad-fit.jsonl"
+    "$out/squad-train.jsonl" "$out" >&2 # squad-fit.jsonl, squad-dev.jsonl (and pool-dev.jsonl, unused)
 fi
 
 for v in "${variants[@]}"; do
