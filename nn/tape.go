@@ -76,6 +76,11 @@ func (tp *Tape[T]) Training() bool { return tp.train }
 // RNG is the tape's random source (dropout), seeded at NewTape.
 func (tp *Tape[T]) RNG() *rand.Rand { return tp.rng }
 
+// Reseed restarts the tape's random source from seed, so that a pass run
+// again after Reset draws the same dropout masks (recomputation: a model
+// that drops a pass's activations and runs it again for the backward).
+func (tp *Tape[T]) Reseed(seed uint64) { tp.rng = NewRNG(seed) }
+
 // Reset forgets the recorded computation and recycles its memory.
 func (tp *Tape[T]) Reset() {
 	tp.ctx = nil

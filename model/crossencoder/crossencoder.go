@@ -356,6 +356,9 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 		return tp.Const(nn.FromSlice(n.infer(tp, seqs, bs), len(seqs)))
 	}
 	bs := buckets(seqs, n.hyper.BatchTokens)
+	if positions(seqs) > recomputeTokens {
+		return n.forwardRecomputed(tp, seqs, bs)
+	}
 	parts := make([]*nn.Var[float32], len(bs))
 	pos := make([]int, len(seqs)) // candidate i's row in the concatenation
 	row := 0
@@ -368,6 +371,67 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 	}
 	all := tp.Stack(parts...)
 	return tp.Reshape(tp.Embedding(all, pos), len(seqs))
+}
+
+// recomputeTokens is the most positions a training question's candidates
+// may span before forward drops each bucket's activations once its scores
+// are known and runs the bucket again when the gradient comes back
+// (gradient checkpointing, Chen et al. 2016). A listwise loss needs every
+// candidate's score, so a question keeps all its buckets on the tape
+// until its backward: TrecQA TRAIN has questions of up to 576 candidates
+// (about 20,000 positions), whose passes held several GB each. One epoch
+// on TrecQA TRAIN, listwise on 2 workers, peaked at 13.5 GB of memory in
+// 72 s; recomputed past 4,096 positions, at 3.7 GB in 79 s (README,
+// "Training memory"). A question then holds one bucket at a time, for a
+// second forward pass over its buckets. A variable, so that tests can
+// force either path.
+var recomputeTokens = 4096
+
+// positions is the number of positions of seqs together.
+func positions(seqs []encoder.Sequence) int {
+	total := 0
+	for _, s := range seqs {
+		total += s.Len()
+	}
+	return total
+}
+
+// forwardRecomputed is forward in training for a question past
+// recomputeTokens: the buckets run one at a time on a scratch tape that
+// shares tp's gradients, each from a seed drawn from tp's random source;
+// only the scores stay on tp. Its backward runs each bucket again from
+// the same seed, so with the same dropout masks, and sends the scores'
+// gradient through it.
+func (n *net) forwardRecomputed(tp *nn.Tape[float32], seqs []encoder.Sequence, bs [][]int) *nn.Var[float32] {
+	scratch := nn.NewTape(tp.Grads(), 0)
+	scratch.SetTrain(tp.Training())
+	out := tp.Output(true, len(seqs))
+	seeds := make([]uint64, len(bs))
+	run := func(k int) *nn.Var[float32] {
+		scratch.Reset()
+		scratch.Reseed(seeds[k])
+		return n.scoreBatch(scratch, seqs, bs[k])
+	}
+	for k, idx := range bs {
+		seeds[k] = tp.RNG().Uint64()
+		s := run(k)
+		for j, i := range idx {
+			out.Value.Data[i] = s.Value.Data[j]
+		}
+	}
+	scratch.Reset()
+	tp.OnBackward(func() {
+		for k, idx := range bs {
+			s := run(k)
+			g := make([]float32, len(idx))
+			for j, i := range idx {
+				g[j] = out.Grad.Data[i]
+			}
+			scratch.BackwardFrom(s, g)
+		}
+		scratch.Reset()
+	})
+	return out
 }
 
 // infer scores the buckets on up to GOMAXPROCS goroutines, each with its

@@ -215,35 +215,99 @@ func TestGradients(t *testing.T) {
 			if m.match != nil && !slices.ContainsFunc(g.Of(m.match).Data, func(v float32) bool { return v != 0 }) {
 				t.Error("no gradient reaches the exact-match table: the question shares no piece with a candidate")
 			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			checked := 0
-			for _, p := range m.Params().All() {
-				grad := g.Of(p).Data
-				scale := 1e-3
-				for _, v := range grad {
-					scale = max(scale, math.Abs(float64(v)))
-				}
-				for k := 0; k < 4; k++ {
-					i := rng.IntN(len(p.Value.Data))
-					old := p.Value.Data[i]
-					const eps = 2e-3
-					p.Value.Data[i] = old + eps
-					up := loss(nil)
-					p.Value.Data[i] = old - eps
-					down := loss(nil)
-					p.Value.Data[i] = old
-					fd := (up - down) / (2 * eps)
-					if d := math.Abs(fd - float64(grad[i])); d > 2e-2*scale+1e-4 {
-						t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g", p.Name, i, grad[i], fd)
-					}
-					checked++
-				}
-			}
-			if checked < 40 {
-				t.Errorf("only %d entries checked", checked)
-			}
+			checkGradients(t, m, g, loss)
 		})
 	}
+}
+
+// checkGradients compares g, the gradients loss(g) left, with central
+// finite differences of loss(nil) on a random sample of each parameter's
+// entries. USE-Lite and BERT are float32 models, so the check is in
+// float32: a step of 2e-3 and a tolerance relative to the largest
+// gradient of each parameter.
+func checkGradients(t *testing.T, m *Model, g *nn.Grads[float32], loss func(*nn.Grads[float32]) float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	checked := 0
+	for _, p := range m.Params().All() {
+		grad := g.Of(p).Data
+		scale := 1e-3
+		for _, v := range grad {
+			scale = max(scale, math.Abs(float64(v)))
+		}
+		for k := 0; k < 4; k++ {
+			i := rng.IntN(len(p.Value.Data))
+			old := p.Value.Data[i]
+			const eps = 2e-3
+			p.Value.Data[i] = old + eps
+			up := loss(nil)
+			p.Value.Data[i] = old - eps
+			down := loss(nil)
+			p.Value.Data[i] = old
+			fd := (up - down) / (2 * eps)
+			if d := math.Abs(fd - float64(grad[i])); d > 2e-2*scale+1e-4 {
+				t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g", p.Name, i, grad[i], fd)
+			}
+			checked++
+		}
+	}
+	if checked < 40 {
+		t.Errorf("only %d entries checked", checked)
+	}
+}
+
+// TestRecomputedForward: a training question past recomputeTokens drops
+// its buckets' activations and runs them again in the backward. Without
+// dropout it gives the loss and gradients of the one-pass forward; with
+// dropout its gradients match finite differences of the loss, which they
+// do only if the second pass draws the first pass's masks.
+func TestRecomputedForward(t *testing.T) {
+	defer func(v int) { recomputeTokens = v }(recomputeTokens)
+	q := tinydata.LongQuestion(7)
+	target := make([]float32, len(q.Candidates))
+	target[2] = 1
+	run := func(m *Model, threshold int) (float64, *nn.Grads[float32], func(*nn.Grads[float32]) float64) {
+		in := m.prepare(q)
+		loss := func(g *nn.Grads[float32]) float64 {
+			recomputeTokens = threshold
+			tp := nn.NewTape(g, 0)
+			l := tp.KLDiv(m.forward(tp, in, false), target)
+			if g != nil {
+				tp.Backward(l)
+			}
+			return l.Scalar()
+		}
+		g := m.Params().NewGrads()
+		return loss(g), g, loss
+	}
+	h := Recipe()
+	h.Dropout, h.BatchTokens = 0, 30
+	m := mustNew(t, h, tinydata.USELite(t, 2))
+	if n := len(buckets(m.prepare(q).seqs, h.BatchTokens)); n < 3 {
+		t.Fatalf("%d buckets: the question should span several", n)
+	}
+	once, gOnce, _ := run(m, math.MaxInt)
+	again, gAgain, _ := run(m, 0)
+	if math.Abs(once-again) > 1e-6*math.Max(1, math.Abs(once)) {
+		t.Errorf("loss %v recomputed, %v in one pass", again, once)
+	}
+	for _, p := range m.Params().All() {
+		a, b := gOnce.Of(p).Data, gAgain.Of(p).Data
+		scale := 1e-6
+		for _, v := range a {
+			scale = max(scale, math.Abs(float64(v)))
+		}
+		for i := range a {
+			if d := math.Abs(float64(a[i] - b[i])); d > 1e-4*scale+1e-6 {
+				t.Fatalf("%s[%d]: gradient %v recomputed, %v in one pass", p.Name, i, b[i], a[i])
+			}
+		}
+	}
+
+	h.Dropout = 0.3
+	m = mustNew(t, h, tinydata.USELite(t, 2))
+	_, g, loss := run(m, 0)
+	checkGradients(t, m, g, loss)
 }
 
 // countdown is a context that is done after its Err has said nil n times:
