@@ -49,7 +49,7 @@ func TestArenaStaysNearItsPeak(t *testing.T) {
 }
 
 // TestArenaSlicesDoNotOverlap checks that one pass's slices are disjoint
-// and zeroed by alloc, across chunk boundaries and consolidations.
+// and zeroed by alloc, across chunk boundaries and replaced chunks.
 func TestArenaSlicesDoNotOverlap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var a arena[float64]
