@@ -379,7 +379,7 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 // (gradient checkpointing, Chen et al. 2016). A listwise loss needs every
 // candidate's score, so a question keeps all its buckets on the tape
 // until its backward: TrecQA TRAIN has questions of up to 576 candidates
-// (about 20,000 positions), whose passes held several GB each. One epoch
+// (14,036 words of candidates), whose passes held several GB each. One epoch
 // on TrecQA TRAIN, listwise on 2 workers, peaked at 13.5 GB of memory in
 // 72 s; recomputed past 4,096 positions, at 3.7 GB in 79 s (README,
 // "Training memory"). A question then holds one bucket at a time, for a
