@@ -380,8 +380,8 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 // candidate's score, so a question keeps all its buckets on the tape
 // until its backward: TrecQA TRAIN has questions of up to 576 candidates
 // (14,036 words of candidates), whose passes held several GB each. One epoch
-// on TrecQA TRAIN, listwise on 2 workers, peaked at 13.5 GB of memory in
-// 72 s; recomputed past 4,096 positions, at 3.7 GB in 79 s (README,
+// on TrecQA TRAIN, listwise on 2 workers, peaked at 12.9 GiB of memory
+// in 73.5 s; recomputed past 4,096 positions, at 3.5 GiB in 80.2 s (README,
 // "Training memory"). A question then holds one bucket at a time, for a
 // second forward pass over its buckets. A variable, so that tests can
 // force either path.
