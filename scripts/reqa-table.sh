@@ -7,25 +7,34 @@
 #   scripts/reqa-table.sh test-half 3      # trained with SQuAD's train half; the test half's pool
 #   ONLY='LSTM' scripts/reqa-table.sh full 3   # trained without SQuAD; the full pool
 #   ONLY='gam-' scripts/reqa-table.sh test-half 1   # the GAM ablation (Table 5), one seed
+#   EPOCHS=10 ONLY='^(Dual-LSTM|ENDX-LSTM, GAM temperature 50$)' scripts/reqa-table.sh test-half-dev 3
 #
-# Conditions (the issue's two):
-#   test-half  train on WikiQA train, TrecQA TRAIN-ALL and SQuAD v1.1 dev's
-#              article-disjoint train half; test on the test half's pool
-#              (its questions and articles are never trained on)
-#   full       train on WikiQA train and TrecQA TRAIN-ALL only; test on the
-#              whole ReQA SQuAD pool
-# Every row trains a fixed number of epochs (EPOCHS, default 5; the
-# fine-tuned USE-Lite rows name their own, 2, after their flags): there is
-# no ReQA dev pool apart from the test questions, so no epoch is chosen on
-# them.
+# Conditions (the issue's two, and the paper's protocol for the first):
+#   test-half      train on WikiQA train, TrecQA TRAIN-ALL and SQuAD v1.1
+#                  dev's article-disjoint train half; test on the test
+#                  half's pool (its questions and articles are never
+#                  trained on)
+#   full           train on WikiQA train and TrecQA TRAIN-ALL only; test on
+#                  the whole ReQA SQuAD pool
+#   test-half-dev  test-half with a validation pool, as the ENDX paper
+#                  trains (section 4.4: "the parameters that perform best on
+#                  validation set are used on test set"): 2 of the train
+#                  half's 25 articles are held out (scripts/reqa-fit-dev.py,
+#                  DEV_ARTICLES=2 SEED=1), their ReQA pool is the dev pool,
+#                  and each run keeps the epoch with the best dev MRR
+# Rows of test-half and full train a fixed number of epochs (EPOCHS,
+# default 5; the fine-tuned USE-Lite rows name their own, 2, after their
+# flags): those conditions have no ReQA dev pool apart from the test
+# questions, so no epoch is chosen on them.
 #
 # Runs are logged in results/reqa-<condition>.tsv ("row<TAB>seed<TAB>MRR<TAB>
 # R@1<TAB>R@5<TAB>R@10<TAB>train seconds"): a stopped table resumes where it
 # stopped, and REPORT=1 prints it without training. AS2 is the binary
 # (default ./as2); ONLY a regex of the rows to run; FROM the first seed to
-# run (default 1), so that two tables run different seeds side by side.
+# run (default 1), so that two tables run different seeds side by side;
+# LOGS a folder to keep each run's training log in (its dev MRR per epoch).
 set -euo pipefail
-cond=${1:?usage: scripts/reqa-table.sh test-half|full [seeds] [as2 train flags...]}
+cond=${1:?usage: scripts/reqa-table.sh test-half|full|test-half-dev [seeds] [as2 train flags...]}
 seeds=${2:-3}
 shift $(( $# > 2 ? 2 : $# ))
 extra=("$@")
@@ -38,15 +47,24 @@ trap 'rm -rf "$work"' EXIT
 touch "$runs"
 case $cond in
 test-half)
-  also=(--also trecqa:train-all --also squad:train)
+  data=(--dataset wikiqa --also trecqa:train-all --also squad:train)
   "$as2" data reqa --half test --out "$work/pool.jsonl" 2>/dev/null
   ;;
 full)
-  also=(--also trecqa:train-all)
+  data=(--dataset wikiqa --also trecqa:train-all)
   "$as2" data reqa --out "$work/pool.jsonl" 2>/dev/null
   ;;
+test-half-dev)
+  "$as2" data reqa --half train --out "$work/reqa-train-half.jsonl" 2>/dev/null
+  "$as2" data augment --dataset squad --split train --size 1 --out "$work/squad-train.jsonl" 2>/dev/null
+  "$as2" data augment --dataset wikiqa --split train --subset answered --size 1 --out "$work/wikiqa-train.jsonl" 2>/dev/null
+  DEV_ARTICLES=2 SEED=1 python3 "$(dirname "$0")/reqa-fit-dev.py" "$work/reqa-train-half.jsonl" "$work/squad-train.jsonl" "$work/split" >/dev/null
+  cat "$work/wikiqa-train.jsonl" "$work/split/squad-fit.jsonl" >"$work/train.jsonl"
+  data=(--dataset jsonl --path "$work/train.jsonl" --also trecqa:train-all --dev-pool "$work/split/pool-dev.jsonl" --keep-best)
+  "$as2" data reqa --half test --out "$work/pool.jsonl" 2>/dev/null
+  ;;
 *)
-  echo "reqa-table.sh: condition $cond: want test-half or full" >&2
+  echo "reqa-table.sh: condition $cond: want test-half, full or test-half-dev" >&2
   exit 2
   ;;
 esac
@@ -58,12 +76,16 @@ run() {
   local name=$1 flags=$2 seed=$3 m="$work/m.as2" start secs json
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  if ! "$as2" train --arch dual --objective in-batch-softmax --dataset wikiqa "${also[@]}" \
+  if ! "$as2" train --arch dual --objective in-batch-softmax "${data[@]}" \
     --epochs "$epochs" --seed "$seed" --dev-split none --quiet $flags "${extra[@]}" --out "$m" >"$work/log" 2>&1; then
     cat "$work/log" >&2
     exit 1
   fi
   secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.0f", e-s}')
+  if [ -n "${LOGS:-}" ]; then
+    mkdir -p "$LOGS"
+    cp "$work/log" "$LOGS/$(tr -c 'A-Za-z0-9\n' _ <<<"$name")-$seed.log"
+  fi
   json=$("$as2" retrieve eval --pool "$work/pool.jsonl" --retriever "$m" --format json 2>"$work/log") || { cat "$work/log" >&2; exit 1; }
   python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print("\t".join([sys.argv[2], sys.argv[3], str(r["mrr"])] + [str(x) for x in r["r_at"][:3]] + [sys.argv[4]]))' \
     "$json" "$name" "$seed" "$secs" >>"$runs"
