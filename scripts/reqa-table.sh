@@ -45,23 +45,27 @@ runs=${RUNS:-results/reqa-$cond.tsv}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 touch "$runs"
+# prepare writes the condition's data and test pool into $work. run calls
+# it before the first training run, so that REPORT=1 prepares nothing.
 case $cond in
 test-half)
   data=(--dataset wikiqa --also trecqa:train-all --also squad:train)
-  "$as2" data reqa --half test --out "$work/pool.jsonl" 2>/dev/null
+  prepare() { "$as2" data reqa --half test --out "$work/pool.jsonl" 2>/dev/null; }
   ;;
 full)
   data=(--dataset wikiqa --also trecqa:train-all)
-  "$as2" data reqa --out "$work/pool.jsonl" 2>/dev/null
+  prepare() { "$as2" data reqa --out "$work/pool.jsonl" 2>/dev/null; }
   ;;
 test-half-dev)
-  "$as2" data reqa --half train --out "$work/reqa-train-half.jsonl" 2>/dev/null
-  "$as2" data augment --dataset squad --split train --size 1 --out "$work/squad-train.jsonl" 2>/dev/null
-  "$as2" data augment --dataset wikiqa --split train --subset answered --size 1 --out "$work/wikiqa-train.jsonl" 2>/dev/null
-  DEV_ARTICLES=2 SEED=1 python3 "$(dirname "$0")/reqa-fit-dev.py" "$work/reqa-train-half.jsonl" "$work/squad-train.jsonl" "$work/split" >/dev/null
-  cat "$work/wikiqa-train.jsonl" "$work/split/squad-fit.jsonl" >"$work/train.jsonl"
   data=(--dataset jsonl --path "$work/train.jsonl" --also trecqa:train-all --dev-pool "$work/split/pool-dev.jsonl" --keep-best)
-  "$as2" data reqa --half test --out "$work/pool.jsonl" 2>/dev/null
+  prepare() {
+    "$as2" data reqa --half train --out "$work/reqa-train-half.jsonl" 2>/dev/null
+    "$as2" data augment --dataset squad --split train --size 1 --out "$work/squad-train.jsonl" 2>/dev/null
+    "$as2" data augment --dataset wikiqa --split train --subset answered --size 1 --out "$work/wikiqa-train.jsonl" 2>/dev/null
+    DEV_ARTICLES=2 SEED=1 python3 "$(dirname "$0")/reqa-fit-dev.py" "$work/reqa-train-half.jsonl" "$work/squad-train.jsonl" "$work/split" >/dev/null
+    cat "$work/wikiqa-train.jsonl" "$work/split/squad-fit.jsonl" >"$work/train.jsonl"
+    "$as2" data reqa --half test --out "$work/pool.jsonl" 2>/dev/null
+  }
   ;;
 *)
   echo "reqa-table.sh: condition $cond: want test-half, full or test-half-dev" >&2
@@ -74,6 +78,7 @@ source "$(dirname "$0")/table-lib.sh"
 
 run() {
   local name=$1 flags=$2 seed=$3 m="$work/m.as2" start secs json
+  if [ ! -f "$work/pool.jsonl" ]; then prepare; fi
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
   if ! "$as2" train --arch dual --objective in-batch-softmax "${data[@]}" \
