@@ -24,3 +24,21 @@ func ExampleRank() {
 	// 1.500 Hamlet is a tragedy.
 	// 0.250 It is set in Denmark.
 }
+
+// A "-stem" ranker matches words by their stems: "invented" in the question
+// meets "invention" in a sentence, which plain word overlap misses (it ties
+// the two sentences, and the first wins).
+func ExampleNew_stem() {
+	q := &dataset.Question{Text: "Who invented the telephone?", Candidates: []dataset.Candidate{
+		{ID: "0", Text: "The telephone changed the world.", Position: 0},
+		{ID: "1", Text: "The telephone is an invention of Bell.", Position: 1},
+	}}
+	for _, name := range []string{"wo", "wo-stem"} {
+		r, _ := rank.New(name, rank.DefaultOptions())
+		ranked, _ := rank.Rank(context.Background(), r, q)
+		fmt.Printf("%s: %s\n", name, q.Candidates[ranked[0].Index].Text)
+	}
+	// Output:
+	// wo: The telephone changed the world.
+	// wo-stem: The telephone is an invention of Bell.
+}

@@ -10,8 +10,15 @@ import (
 	"github.com/as2/as2/text"
 )
 
-// Names lists the rule-based rankers New builds.
+// Names lists the rule-based rankers New builds. Each word-matching one
+// also has a "-stem" form (StemSuffix): "bm25-stem" is BM25 with stopwords
+// dropped and words stemmed, the English analysis Anserini's BM25 runs by
+// default.
 var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap"}
+
+// StemSuffix, after the name of a word-matching ranker, sets Stopwords and
+// Stem for it.
+const StemSuffix = "-stem"
 
 // Options configure the rule-based rankers. Start from DefaultOptions.
 type Options struct {
@@ -19,6 +26,9 @@ type Options struct {
 	Stopwords bool
 	// Punctuation keeps punctuation tokens as terms.
 	Punctuation bool
+	// Stem matches words by their Snowball English stems (text.Stem), so
+	// that "invented" in a question matches "invention" in a sentence.
+	Stem bool
 	// K1 and B are BM25's term-frequency saturation and length
 	// normalisation.
 	K1, B float64
@@ -31,9 +41,20 @@ type Options struct {
 // punctuation does not) and the usual BM25 parameters k1 = 1.2, b = 0.75.
 func DefaultOptions() Options { return Options{K1: 1.2, B: 0.75} }
 
-// New returns the rule-based ranker called name (see Names).
+// Known reports whether New knows the name.
+func Known(name string) bool {
+	_, err := New(name, DefaultOptions())
+	return err == nil
+}
+
+// New returns the rule-based ranker called name (see Names and StemSuffix).
 func New(name string, opts Options) (Ranker, error) {
-	switch strings.ToLower(name) {
+	key := strings.ToLower(name)
+	if base, ok := strings.CutSuffix(key, StemSuffix); ok && base != "rr" {
+		key = base
+		opts.Stopwords, opts.Stem = true, true
+	}
+	switch key {
 	case "rr":
 		return OriginalOrder{}, nil
 	case "wo":
@@ -47,11 +68,12 @@ func New(name string, opts Options) (Ranker, error) {
 	case "idf-overlap":
 		return IDFOverlap{Options: opts}, nil
 	}
-	return nil, fmt.Errorf("unknown ranker %q (want one of %s)", name, strings.Join(Names, ", "))
+	return nil, fmt.Errorf("unknown ranker %q (want one of %s, or one but rr with %q after it)", name, strings.Join(Names, ", "), StemSuffix)
 }
 
 // Terms turns text into the terms the rule-based rankers match: lowercase
-// tokens, without punctuation and (optionally) stopwords.
+// tokens, without punctuation and (optionally) stopwords, (optionally)
+// stemmed.
 func (o Options) Terms(s string) []string {
 	toks := text.Tokenize(s)
 	out := toks[:0]
@@ -61,6 +83,9 @@ func (o Options) Terms(s string) []string {
 		}
 		if o.Stopwords && text.IsStopword(t) {
 			continue
+		}
+		if o.Stem {
+			t = text.Stem(t)
 		}
 		out = append(out, t)
 	}

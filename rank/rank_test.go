@@ -59,6 +59,35 @@ func TestLexicalRankers(t *testing.T) {
 	}
 }
 
+func TestStemmedRankers(t *testing.T) {
+	q := question("Who invented the Rubik's Cube?",
+		"The cube was an invention of Rubik.", // stems: cube, invent, rubik: 3
+		"Rubik's cubes are colourful.",        // rubik, cube: 2
+		"The toy was sold widely.")            // 0
+	def := DefaultOptions()
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want []float64
+	}{
+		{"wo", def, []float64{3, 2, 1}}, // the cube rubik; rubik 's; the
+		{"wo-stem", def, []float64{3, 2, 0}},
+		{"WO-Stem", def, []float64{3, 2, 0}},
+		{"wo", Options{Stopwords: true, Stem: true}, []float64{3, 2, 0}},
+		{"wo+rr-stem", def, []float64{3 + 1.0/2, 2 + 1.0/3, 1.0 / 4}},
+	} {
+		got := scores(t, tc.name, tc.opts, q)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %+v: scores %v, want %v", tc.name, tc.opts, got, tc.want)
+		}
+	}
+	for _, name := range []string{"rr-stem", "magic-stem", "-stem"} {
+		if _, err := New(name, def); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}
+
 func TestBM25MatchesFormula(t *testing.T) {
 	q := question("red apple", "red apple", "red red red car", "green pear")
 	got := scores(t, "bm25", DefaultOptions(), q)
@@ -89,7 +118,7 @@ func TestCollectionIDF(t *testing.T) {
 
 func TestRankersIgnoreLabels(t *testing.T) {
 	q := question("who wrote hamlet", "hamlet by shakespeare", "a play", "hamlet")
-	for _, name := range Names {
+	for _, name := range append(Names, "bm25"+StemSuffix, "idf-overlap"+StemSuffix) {
 		before := scores(t, name, DefaultOptions(), q)
 		labelled := *q
 		labelled.Candidates = append([]dataset.Candidate(nil), q.Candidates...)

@@ -11,7 +11,9 @@
 #   scripts/default-heldout.sh test   report: their test sets
 #
 # Prints a Markdown table of MAP / MRR. Environment: AS2 (default ./as2),
-# OUT (default out/default).
+# OUT (default out/default), LEXICAL (the blend's rule-based rankers,
+# default wo,idf-overlap,bm25) and TAG (the blend files' suffix: each
+# variant's blend is $OUT/VARIANT-blendTAG.json).
 set -euo pipefail
 shopt -s inherit_errexit
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
@@ -19,12 +21,14 @@ export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 as2=${AS2:-./as2}
 out=${OUT:-out/default}
 stage=${1:-dev}
+lexical=${LEXICAL:-wo,idf-overlap,bm25}
+tag=${TAG:-}
 
 # blend VARIANT DEVFILE fits the variant's blend once.
 blend() {
   local v=$1 dev=$2
-  [ -s "$out/$v-blend.json" ] || "$as2" tune blend --listwise --rankers "$out/$v.as2,wo,idf-overlap,bm25" \
-    --dataset jsonl --path "$dev" --out "$out/$v-blend.json" >&2
+  [ -s "$out/$v-blend$tag.json" ] || "$as2" tune blend --listwise --rankers "$out/$v.as2,$lexical" \
+    --dataset jsonl --path "$dev" --out "$out/$v-blend$tag.json" >&2
 }
 blend no-wikiqa "$out/trecqa-dev.jsonl"
 blend no-trecqa "$out/wikiqa-dev.jsonl"
@@ -48,8 +52,8 @@ else
     "no-trecqa|TrecQA clean test|--dataset trecqa --split test"
     "no-squad|SQuAD-sent test half|--dataset squad --split test")
 fi
-echo "| held out | trained on | cross-encoder | blend | bm25 | wo+rr |"
-echo "|---|---|---|---|---|---|"
+echo "| held out | trained on | cross-encoder | blend | bm25 | bm25-stem | wo+rr |"
+echo "|---|---|---|---|---|---|---|"
 for s in "${sets[@]}"; do
   IFS='|' read -r v name flags <<<"$s"
   read -r -a fl <<<"$flags"
@@ -58,6 +62,7 @@ for s in "${sets[@]}"; do
   no-trecqa) trained="WikiQA + SQuAD" ;;
   no-squad) trained="WikiQA + TrecQA" ;;
   esac
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$trained" "$(cell --model "$out/$v.as2" "${fl[@]}")" \
-    "$(cell --model "$out/$v-blend.json" "${fl[@]}")" "$(cell --ranker bm25 "${fl[@]}")" "$(cell --ranker wo+rr "${fl[@]}")"
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$trained" "$(cell --model "$out/$v.as2" "${fl[@]}")" \
+    "$(cell --model "$out/$v-blend$tag.json" "${fl[@]}")" "$(cell --ranker bm25 "${fl[@]}")" \
+    "$(cell --ranker bm25-stem "${fl[@]}")" "$(cell --ranker wo+rr "${fl[@]}")"
 done

@@ -53,4 +53,10 @@
 //
 // [IsStopword], [Stopwords] and [RemoveStopwords] use the NLTK English list,
 // extended with the clitic tokens that Tokenize produces ("n't", "'s", …).
+//
+// # Stems
+//
+// [Stem] reduces a token to its Snowball English (Porter2) stem, via
+// github.com/kljensen/snowball: the lexical rankers' "-stem" forms match
+// stems, as Anserini's default English analysis does with Porter's.
 package text

@@ -128,11 +128,12 @@ type rankerFlags struct {
 func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
 	r.fs = fs
-	fs.StringVar(&r.name, "ranker", cmp.Or(r.def, "wo+rr"), "ranker: "+builtin.Name+" (the built-in neural model, in the binary) or a rule-based ranker: "+strings.Join(rank.Names, ", "))
+	fs.StringVar(&r.name, "ranker", cmp.Or(r.def, "wo+rr"), "ranker: "+builtin.Name+" (the built-in neural model, in the binary) or a rule-based ranker: "+strings.Join(rank.Names, ", ")+"; each but rr also with "+rank.StemSuffix+" after it (stopwords dropped, words stemmed: bm25"+rank.StemSuffix+")")
 	fs.StringVar(&r.model, "model", "", "model file (from as2 train or as2 import) to rank with, instead of --ranker; a folder is a Hugging Face cross-encoder checkpoint, ranked as it is")
 	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
 	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")
 	fs.BoolVar(&r.opts.Punctuation, "punctuation", false, "count punctuation tokens as words")
+	fs.BoolVar(&r.opts.Stem, "stem", false, "match words by their Snowball English stems (a ranker name ending in "+rank.StemSuffix+" sets this and --stopwords)")
 	fs.Float64Var(&r.opts.K1, "bm25-k1", def.K1, "BM25 term-frequency saturation k1")
 	fs.Float64Var(&r.opts.B, "bm25-b", def.B, "BM25 length normalisation b (0 to 1)")
 	fs.StringVar(&r.idf, "idf", "pool", "IDF and average length for bm25 and idf-overlap: pool (each question's own candidates) or collection (every candidate sentence of the questions read)")

@@ -29,6 +29,7 @@ type retrieverSpec struct {
 	rescore    int
 	workers    int
 	stopwords  bool
+	stem       bool
 	k1, b      float64
 	hnsw       index.HNSWOptions
 	// weaviate: where as2 index build stores the vectors (--index weaviate)
@@ -48,6 +49,7 @@ func (s *retrieverSpec) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&s.hnsw.EfConstruction, "ef-construction", index.DefaultEfConstruction, "hnsw index: candidates an insertion considers (build time for graph quality)")
 	f.IntVar(&s.hnsw.EfSearch, "ef-search", index.DefaultEfSearch, "hnsw index: candidates a search keeps (speed for recall)")
 	f.BoolVar(&s.stopwords, "stopwords", false, "bm25: drop English stopwords")
+	f.BoolVar(&s.stem, "stem", false, "bm25: match words by their Snowball English stems")
 	f.Float64Var(&s.k1, "k1", rank.DefaultOptions().K1, "bm25: term-frequency saturation")
 	f.Float64Var(&s.b, "b", rank.DefaultOptions().B, "bm25: length normalisation")
 }
@@ -100,6 +102,7 @@ const (
 	paramK1        = "k1"
 	paramB         = "b"
 	paramStopwords = "stopwords"
+	paramStem      = "stem" // absent from bundles written before stemming: false
 )
 
 // open loads the retriever s names; answers encoded report to progress.
@@ -112,11 +115,16 @@ func (s *retrieverSpec) open(flag string, progress func(int)) (*openedRetriever,
 			return nil, fmt.Errorf("--k1 %g, --b %g: want k1 ≥ 0 and b in [0, 1]", s.k1, s.b)
 		}
 		opts := rank.DefaultOptions()
-		opts.Stopwords, opts.K1, opts.B = s.stopwords, s.k1, s.b
+		opts.Stopwords, opts.Stem, opts.K1, opts.B = s.stopwords, s.stem, s.k1, s.b
+		stemming := "no stemming"
+		if s.stem {
+			stemming = "Snowball stems"
+		}
 		return &openedRetriever{
-			desc: fmt.Sprintf("bm25 (k1 %g, b %g, stopwords %v, as2 tokenizer, no stemming)", s.k1, s.b, s.stopwords),
+			desc: fmt.Sprintf("bm25 (k1 %g, b %g, stopwords %v, as2 tokenizer, %s)", s.k1, s.b, s.stopwords, stemming),
 			params: map[string]string{paramRetriever: "bm25", paramK1: strconv.FormatFloat(s.k1, 'g', -1, 64),
-				paramB: strconv.FormatFloat(s.b, 'g', -1, 64), paramStopwords: strconv.FormatBool(s.stopwords)},
+				paramB: strconv.FormatFloat(s.b, 'g', -1, 64), paramStopwords: strconv.FormatBool(s.stopwords),
+				paramStem: strconv.FormatBool(s.stem)},
 			bm25: &opts,
 		}, nil
 	case name == uselite.Kind || strings.HasPrefix(name, uselite.Kind+":"):
@@ -224,8 +232,13 @@ func openFromParams(params map[string]string, path string, workers int) (*opened
 		s.k1, err1 = strconv.ParseFloat(params[paramK1], 64)
 		s.b, err2 = strconv.ParseFloat(params[paramB], 64)
 		s.stopwords, err3 = strconv.ParseBool(params[paramStopwords])
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("the index records bm25 parameters k1 %q, b %q, stopwords %q", params[paramK1], params[paramB], params[paramStopwords])
+		stem, recorded := params[paramStem]
+		var err4 error
+		if recorded {
+			s.stem, err4 = strconv.ParseBool(stem)
+		}
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+			return nil, fmt.Errorf("the index records bm25 parameters k1 %q, b %q, stopwords %q, stem %q", params[paramK1], params[paramB], params[paramStopwords], stem)
 		}
 		return s.open("--index", nil)
 	case uselite.Kind:

@@ -70,6 +70,22 @@ func TestIndexBuildSearch(t *testing.T) {
 			}
 		})
 	}
+	// --stem is recorded in the bundle, so that search stems the question
+	// as the build stemmed the answers: "capitals" meets "capital" (in every
+	// answer: the first wins the tie).
+	stemmed := filepath.Join(dir, "stemmed.idx")
+	if _, err := run(t, "index", "build", "--encoder", "bm25", "--stem", "--stopwords", "--answers", plain, "--out", stemmed, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ idx, want string }{
+		{filepath.Join(dir, "i0.idx"), "rank\tscore\tid\tanswer\n"},
+		{stemmed, "rank\tscore\tid\tanswer\n1\t0.1335\t1\tParis is the capital of France.\n"},
+	} {
+		out, err := run(t, "search", "--index", c.idx, "--question", "capitals", "--top", "1")
+		if out = strings.ReplaceAll(out, "as2: no answer found for \"capitals\"\n", ""); err != nil || out != c.want {
+			t.Errorf("%s: %v\n%s\nwant:\n%s", c.idx, err, out, c.want)
+		}
+	}
 	// JSON: one object per question.
 	idx := filepath.Join(dir, "plain.idx")
 	if out, err := run(t, "index", "build", "--encoder", "bm25", "--answers", plain, "--out", idx, "--quiet"); err != nil || out != "" {

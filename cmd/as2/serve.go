@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,7 +68,8 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is
 builtin (the built-in neural model, with its calibration: /v1/select says
 whether the document has an answer), a rule-based ranker (rr, wo, wo+rr,
-jaccard, bm25, idf-overlap) or a model file from as2 train; each --cascade
+jaccard, bm25, idf-overlap, or one of them but rr with -stem after it) or a
+model file from as2 train; each --cascade
 NAME=SPEC a cascade (see as2 eval --cascade; a stage may be builtin). With
 neither, as2 serves the built-in model as "builtin".
 Requests name it in "model"; --default names the model of requests that name
@@ -181,7 +181,7 @@ accepting and finishes in-flight requests within --grace.`,
 			for _, spec := range specs {
 				// A SPEC that is neither a rule-based ranker nor an existing
 				// file is reported as a missing file, not as an unknown ranker.
-				if name, target, ok := strings.Cut(spec, "="); ok && target != "" && target != builtin.Name && !slices.Contains(rank.Names, target) {
+				if name, target, ok := strings.Cut(spec, "="); ok && target != "" && target != builtin.Name && !rank.Known(target) {
 					if _, err := os.Stat(strings.TrimPrefix(target, "file:")); err != nil {
 						if specFile(target) != "" { // a path or a name with an extension: a file was meant
 							return fmt.Errorf("--ranker %s: model file %s: file not found", spec, target)
