@@ -21,7 +21,7 @@ export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 as2=${AS2:-./as2}
 out=${OUT:-out/default}
 stage=${1:-dev}
-lexical=${LEXICAL:-wo,idf-overlap,bm25}
+lexical=${LEXICAL:-wo,idf-overlap,bm25,wo-stem,idf-overlap-stem,bm25-stem}
 tag=${TAG:-}
 
 # blend VARIANT DEVFILE fits the variant's blend once.

@@ -13,12 +13,14 @@
 #   no-wikiqa  without WikiQA: tested on WikiQA test
 #   no-trecqa  without TrecQA: tested on TrecQA clean test
 #   no-squad   without SQuAD: tested on the SQuAD-sent test half
-#   ship       quantise all.as2 into the built-in model (as2 quantize), blend
-#              it listwise with wo, idf-overlap and bm25 on all's dev sets
-#              (as2 tune blend) and calibrate the blend on WikiQA dev, all
-#              questions (as2 trigger): model/builtin/default.as2,
-#              blend.json and calibration.json. scripts/default-heldout.sh
-#              is the cross-dataset check that chose the blend.
+#   ship       quantise all.as2 into the built-in model (as2 quantize), then
+#              blend as below: model/builtin/default.as2
+#   blend      blend the built-in model listwise with $LEXICAL's rule-based
+#              rankers on all's dev sets (as2 tune blend) and calibrate the
+#              blend on WikiQA dev, all questions (as2 trigger):
+#              model/builtin/blend.json and calibration.json.
+#              scripts/default-heldout.sh is the cross-dataset check that
+#              chose the blend's form.
 #
 # Each variant picks its epoch on the dev sets of the datasets it trains on
 # (WikiQA dev answered, TrecQA clean dev), never on the held-out one's. The
@@ -38,6 +40,9 @@ as2=$(realpath "${AS2:-./as2}")
 out=${OUT:-out/default}
 mkdir -p "$out"
 variants=("$@")
+# The blend's rule-based rankers (ship, blend): the form
+# scripts/default-heldout.sh chose.
+lexical=${LEXICAL:-wo,idf-overlap,bm25,wo-stem,idf-overlap-stem,bm25-stem}
 [ ${#variants[@]} -eq 0 ] && variants=(all no-wikiqa no-trecqa no-squad)
 
 data() { # data NAME ARGS... writes $out/NAME.jsonl once
@@ -63,11 +68,11 @@ for v in "${variants[@]}"; do
   no-wikiqa) train=(trecqa-train squad-train) dev=(trecqa-dev) ;;
   no-trecqa) train=(wikiqa-train squad-train) dev=(wikiqa-dev) ;;
   no-squad) train=(wikiqa-train trecqa-train) dev=(wikiqa-dev trecqa-dev) ;;
-  ship)
+  ship | blend)
     b=model/builtin
-    "$as2" quantize --model "$out/all.as2" --out "$b/default.as2"
+    [ "$v" = ship ] && "$as2" quantize --model "$out/all.as2" --out "$b/default.as2"
     cat "$out/wikiqa-dev.jsonl" "$out/trecqa-dev.jsonl" >"$out/all-dev.jsonl"
-    "$as2" tune blend --listwise --rankers "$b/default.as2,wo,idf-overlap,bm25" \
+    "$as2" tune blend --listwise --rankers "$b/default.as2,$lexical" \
       --dataset jsonl --path "$out/all-dev.jsonl" --out "$b/blend.json"
     "$as2" trigger --model "$b/blend.json" --dataset wikiqa --fit-split dev --split test --out "$b/calibration.json"
     continue

@@ -41,6 +41,6 @@ func Example() {
 	fmt.Printf("threshold %.3f\n", cal.Threshold)
 	// Output:
 	// Who wrote Hamlet? "It was written by William Shakespeare around 1600." p=0.175 answer=false
-	// How tall is Mount Everest? "Hamlet is a tragedy in five acts." p=0.042 answer=false
-	// threshold 0.179
+	// How tall is Mount Everest? "Hamlet is a tragedy in five acts." p=0.048 answer=false
+	// threshold 0.196
 }
