@@ -47,13 +47,27 @@ func Known(name string) bool {
 	return err == nil
 }
 
-// New returns the rule-based ranker called name (see Names and StemSuffix).
-func New(name string, opts Options) (Ranker, error) {
+// resolve returns the base name of the ranker called name and the options
+// New builds it with: a StemSuffix sets Stopwords and Stem.
+func resolve(name string, opts Options) (string, Options) {
 	key := strings.ToLower(name)
 	if base, ok := strings.CutSuffix(key, StemSuffix); ok && base != "rr" {
 		key = base
 		opts.Stopwords, opts.Stem = true, true
 	}
+	return key, opts
+}
+
+// ForRanker returns the options New uses for the ranker called name, so
+// that a Collection is counted over the terms that ranker matches.
+func (o Options) ForRanker(name string) Options {
+	_, opts := resolve(name, o)
+	return opts
+}
+
+// New returns the rule-based ranker called name (see Names and StemSuffix).
+func New(name string, opts Options) (Ranker, error) {
+	key, opts := resolve(name, opts)
 	switch key {
 	case "rr":
 		return OriginalOrder{}, nil

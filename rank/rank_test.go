@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/as2/as2/dataset"
@@ -108,6 +109,19 @@ func TestBM25MatchesFormula(t *testing.T) {
 	}
 }
 
+// A collection counted for a -stem ranker holds stems, as the ranker
+// looks them up.
+func TestCollectionForStemmedRanker(t *testing.T) {
+	qs := []dataset.Question{*question("capitals", "the capital", "capitals of the world")}
+	c := NewCollection(qs, DefaultOptions().ForRanker("bm25-stem"))
+	if c.DF["capit"] != 2 || c.DF["the"] != 0 {
+		t.Fatalf("collection %+v", c)
+	}
+	if o := DefaultOptions().ForRanker("BM25"); o.Stem || o.Stopwords {
+		t.Fatalf("bm25 options %+v", o)
+	}
+}
+
 func TestCollectionIDF(t *testing.T) {
 	qs := []dataset.Question{*question("x", "a b", "a c"), *question("y", "a b", "d")} // "a b" shared: counted once
 	c := NewCollection(qs, DefaultOptions())
@@ -118,7 +132,7 @@ func TestCollectionIDF(t *testing.T) {
 
 func TestRankersIgnoreLabels(t *testing.T) {
 	q := question("who wrote hamlet", "hamlet by shakespeare", "a play", "hamlet")
-	for _, name := range append(Names, "bm25"+StemSuffix, "idf-overlap"+StemSuffix) {
+	for _, name := range slices.Concat(Names, []string{"bm25" + StemSuffix, "idf-overlap" + StemSuffix}) {
 		before := scores(t, name, DefaultOptions(), q)
 		labelled := *q
 		labelled.Candidates = append([]dataset.Candidate(nil), q.Candidates...)

@@ -241,7 +241,7 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	switch r.idf {
 	case "pool":
 	case "collection":
-		r.opts.Collection = rank.NewCollection(qs, r.opts)
+		r.opts.Collection = rank.NewCollection(qs, r.opts.ForRanker(r.name))
 	default:
 		return nil, fmt.Errorf("--idf %q: want pool or collection", r.idf)
 	}
