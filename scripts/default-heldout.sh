@@ -12,8 +12,8 @@
 #
 # Prints a Markdown table of MAP / MRR. Environment: AS2 (default ./as2),
 # OUT (default out/default), LEXICAL (the blend's rule-based rankers,
-# default wo,idf-overlap,bm25) and TAG (the blend files' suffix: each
-# variant's blend is $OUT/VARIANT-blendTAG.json).
+# default those of the shipped blend, model/builtin/blend.json) and TAG (the
+# blend files' suffix: each variant's blend is $OUT/VARIANT-blendTAG.json).
 set -euo pipefail
 shopt -s inherit_errexit
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
@@ -21,7 +21,7 @@ export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 as2=${AS2:-./as2}
 out=${OUT:-out/default}
 stage=${1:-dev}
-lexical=${LEXICAL:-wo,idf-overlap,bm25,wo-stem,idf-overlap-stem,bm25-stem}
+lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' "$(dirname "$0")/../model/builtin/blend.json")}
 tag=${TAG:-}
 
 # blend VARIANT DEVFILE fits the variant's blend once.

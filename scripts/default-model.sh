@@ -40,9 +40,9 @@ as2=$(realpath "${AS2:-./as2}")
 out=${OUT:-out/default}
 mkdir -p "$out"
 variants=("$@")
-# The blend's rule-based rankers (ship, blend): the form
-# scripts/default-heldout.sh chose.
-lexical=${LEXICAL:-wo,idf-overlap,bm25,wo-stem,idf-overlap-stem,bm25-stem}
+# The blend's rule-based rankers (ship, blend): by default those of the
+# shipped blend, the form scripts/default-heldout.sh chose.
+lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' "$(dirname "$0")/../model/builtin/blend.json")}
 [ ${#variants[@]} -eq 0 ] && variants=(all no-wikiqa no-trecqa no-squad)
 
 data() { # data NAME ARGS... writes $out/NAME.jsonl once
