@@ -42,3 +42,16 @@ func ExampleNew_stem() {
 	// wo: The telephone changed the world.
 	// wo-stem: The telephone is an invention of Bell.
 }
+
+// AnswerType marks the sentences that hold the kind of answer the question
+// asks for: here a year the question does not already name.
+func ExampleAnswerType() {
+	q := &dataset.Question{Text: "When was the telephone patented?", Candidates: []dataset.Candidate{
+		{ID: "0", Text: "The telephone was patented by Bell.", Position: 0},
+		{ID: "1", Text: "The patent was granted in March 1876.", Position: 1},
+	}}
+	s, _ := rank.AnswerType{}.Score(context.Background(), q)
+	fmt.Println(rank.KindOf(q.Text), s)
+	// Output:
+	// date [0 1]
+}

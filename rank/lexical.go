@@ -11,10 +11,20 @@ import (
 )
 
 // Names lists the rule-based rankers New builds. Each word-matching one
-// also has a "-stem" form (StemSuffix): "bm25-stem" is BM25 with stopwords
-// dropped and words stemmed, the English analysis Anserini's BM25 runs by
-// default.
-var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap"}
+// (all but rr and answer-type) also has a "-stem" form (StemSuffix):
+// "bm25-stem" is BM25 with stopwords dropped and words stemmed, the English
+// analysis Anserini's BM25 runs by default.
+var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap", "answer-type"}
+
+// unstemmed are the rankers of Names that match no words, so have no
+// StemSuffix form.
+var unstemmed = set([]string{"rr", "answer-type"})
+
+// NamesHelp lists the rule-based rankers for a command's help: Names, and
+// which of them also have a StemSuffix form.
+func NamesHelp() string {
+	return strings.Join(Names, ", ") + "; each but rr and answer-type also with " + StemSuffix + " after it"
+}
 
 // StemSuffix, after the name of a word-matching ranker, sets Stopwords and
 // Stem for it.
@@ -51,7 +61,7 @@ func Known(name string) bool {
 // New builds it with: a StemSuffix sets Stopwords and Stem.
 func resolve(name string, opts Options) (string, Options) {
 	key := strings.ToLower(name)
-	if base, ok := strings.CutSuffix(key, StemSuffix); ok && base != "rr" {
+	if base, ok := strings.CutSuffix(key, StemSuffix); ok && !unstemmed[base] {
 		key = base
 		opts.Stopwords, opts.Stem = true, true
 	}
@@ -81,8 +91,10 @@ func New(name string, opts Options) (Ranker, error) {
 		return BM25{Options: opts}, nil
 	case "idf-overlap":
 		return IDFOverlap{Options: opts}, nil
+	case "answer-type":
+		return AnswerType{}, nil
 	}
-	return nil, fmt.Errorf("unknown ranker %q (want one of %s, or one but rr with %q after it)", name, strings.Join(Names, ", "), StemSuffix)
+	return nil, fmt.Errorf("unknown ranker %q (want one of %s, or a word-matching one with %q after it)", name, strings.Join(Names, ", "), StemSuffix)
 }
 
 // Terms turns text into the terms the rule-based rankers match: lowercase

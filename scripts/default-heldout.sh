@@ -2,8 +2,8 @@
 # The cross-dataset protocol of the built-in model (issue 14), after
 # scripts/default-model.sh has trained its variants: each model trained with
 # one dataset held out is tested on that dataset alone, as the cross-encoder
-# and as a listwise blend with wo, idf-overlap and bm25 (as2 tune blend,
-# fitted on the dev sets of the datasets the variant trained on).
+# and as a listwise blend with the shipped blend's rule-based rankers (as2
+# tune blend, fitted on the dev sets of the datasets the variant trained on).
 #
 #   scripts/default-heldout.sh dev    choose: the held-out datasets' dev sets
 #                                     (SQuAD: the first 1,000 questions of

@@ -128,7 +128,7 @@ type rankerFlags struct {
 func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
 	r.fs = fs
-	fs.StringVar(&r.name, "ranker", cmp.Or(r.def, "wo+rr"), "ranker: "+builtin.Name+" (the built-in neural model, in the binary) or a rule-based ranker: "+strings.Join(rank.Names, ", ")+"; each but rr also with "+rank.StemSuffix+" after it (stopwords dropped, words stemmed: bm25"+rank.StemSuffix+")")
+	fs.StringVar(&r.name, "ranker", cmp.Or(r.def, "wo+rr"), "ranker: "+builtin.Name+" (the built-in neural model, in the binary) or a rule-based ranker: "+rank.NamesHelp()+" (stopwords dropped, words stemmed: bm25"+rank.StemSuffix+")")
 	fs.StringVar(&r.model, "model", "", "model file (from as2 train or as2 import) to rank with, instead of --ranker; a folder is a Hugging Face cross-encoder checkpoint, ranked as it is")
 	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
 	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")

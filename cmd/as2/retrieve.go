@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -144,7 +143,7 @@ answers (relative score fusion of the two stages).`,
 	f.StringVar(&c.fuse, "fuse", "", "hybrid retrieval: a second retriever ("+encoderUsage+"), merged with --retriever's list as --fusion says")
 	f.Float64Var(&c.fuseWeight, "fuse-weight", 1, "weight of the --fuse list in the fusion (--retriever's: 1)")
 	f.StringVar(&c.fusion, "fusion", index.FusionRRF, "how --fuse merges the lists: rrf (reciprocal rank fusion) or relative (min-max scaled scores)")
-	f.StringVar(&c.rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+strings.Join(rank.Names, ", ")+", each but rr also with "+rank.StemSuffix+") or a model file")
+	f.StringVar(&c.rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+rank.NamesHelp()+") or a model file")
 	f.Float64Var(&c.retrievalWeight, "retrieval-weight", 0, "with --rerank: order by the ranker's score plus this times the retrieval score, each min-max scaled over the --depth answers (0: the ranker's order alone)")
 	f.IntVar(&c.spec.workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines, and hnsw insertions) at once")
 	f.StringVar(&c.format, "format", "table", "output: table or json")

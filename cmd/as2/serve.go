@@ -68,8 +68,8 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is
 builtin (the built-in neural model, with its calibration: /v1/select says
 whether the document has an answer), a rule-based ranker (rr, wo, wo+rr,
-jaccard, bm25, idf-overlap, or one of them but rr with -stem after it) or a
-model file from as2 train; each --cascade
+jaccard, bm25, idf-overlap, answer-type, or one of them but rr and answer-type
+with -stem after it) or a model file from as2 train; each --cascade
 NAME=SPEC a cascade (see as2 eval --cascade; a stage may be builtin). With
 neither, as2 serves the built-in model as "builtin".
 Requests name it in "model"; --default names the model of requests that name
@@ -186,7 +186,7 @@ accepting and finishes in-flight requests within --grace.`,
 						if specFile(target) != "" { // a path or a name with an extension: a file was meant
 							return fmt.Errorf("--ranker %s: model file %s: file not found", spec, target)
 						}
-						return fmt.Errorf("--ranker %s: unknown ranker %q (%s, or rule-based: %s) and no model file %s: file not found", spec, target, builtin.Name, strings.Join(rank.Names, ", "), target)
+						return fmt.Errorf("--ranker %s: unknown ranker %q (%s, or rule-based: %s) and no model file %s: file not found", spec, target, builtin.Name, rank.NamesHelp(), target)
 					}
 					if !strings.HasPrefix(target, "file:") {
 						spec = name + "=file:" + target
