@@ -12,8 +12,10 @@
 #
 # Prints a Markdown table of MAP / MRR. Environment: AS2 (default ./as2),
 # OUT (default out/default), LEXICAL (the blend's rule-based rankers,
-# default those of the shipped blend, model/builtin/blend.json) and TAG (the
-# blend files' suffix: each variant's blend is $OUT/VARIANT-blendTAG.json).
+# default those of the shipped blend, model/builtin/blend.json), BLEND_FLAGS
+# (more as2 tune blend flags; default --non-negative, as the shipped blend
+# was fitted; set it empty for none) and TAG (the blend files' suffix: each
+# variant's blend is $OUT/VARIANT-blendTAG.json).
 set -euo pipefail
 shopt -s inherit_errexit
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
@@ -23,11 +25,13 @@ out=${OUT:-out/default}
 stage=${1:-dev}
 lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' "$(dirname "$0")/../model/builtin/blend.json")}
 tag=${TAG:-}
+blend_flags=${BLEND_FLAGS---non-negative}
 
 # blend VARIANT DEVFILE fits the variant's blend once.
 blend() {
   local v=$1 dev=$2
-  [ -s "$out/$v-blend$tag.json" ] || "$as2" tune blend --listwise --rankers "$out/$v.as2,$lexical" \
+  # shellcheck disable=SC2086 # $blend_flags: flags, split on spaces
+  [ -s "$out/$v-blend$tag.json" ] || "$as2" tune blend --listwise $blend_flags --rankers "$out/$v.as2,$lexical" \
     --dataset jsonl --path "$dev" --out "$out/$v-blend$tag.json" >&2
 }
 blend no-wikiqa "$out/trecqa-dev.jsonl"

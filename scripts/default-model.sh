@@ -41,8 +41,11 @@ out=${OUT:-out/default}
 mkdir -p "$out"
 variants=("$@")
 # The blend's rule-based rankers (ship, blend): by default those of the
-# shipped blend, the form scripts/default-heldout.sh chose.
+# shipped blend, the form scripts/default-heldout.sh chose. BLEND_FLAGS are
+# more as2 tune blend flags: by default --non-negative, as the shipped blend
+# was fitted (set it empty for none).
 lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' "$(dirname "$0")/../model/builtin/blend.json")}
+blend_flags=${BLEND_FLAGS---non-negative}
 [ ${#variants[@]} -eq 0 ] && variants=(all no-wikiqa no-trecqa no-squad)
 
 data() { # data NAME ARGS... writes $out/NAME.jsonl once
@@ -72,7 +75,8 @@ for v in "${variants[@]}"; do
     b=model/builtin
     [ "$v" = ship ] && "$as2" quantize --model "$out/all.as2" --out "$b/default.as2"
     cat "$out/wikiqa-dev.jsonl" "$out/trecqa-dev.jsonl" >"$out/all-dev.jsonl"
-    "$as2" tune blend --listwise --rankers "$b/default.as2,$lexical" \
+    # shellcheck disable=SC2086 # $blend_flags: flags, split on spaces
+    "$as2" tune blend --listwise $blend_flags --rankers "$b/default.as2,$lexical" \
       --dataset jsonl --path "$out/all-dev.jsonl" --out "$b/blend.json"
     "$as2" trigger --model "$b/blend.json" --dataset wikiqa --fit-split dev --split test --out "$b/calibration.json"
     continue

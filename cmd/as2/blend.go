@@ -33,7 +33,8 @@ of the given questions (use a dev set: never the test set, nor the data a model
 trained on): P(correct) = sigmoid(bias + sum of weight * score). This is the
 WikiQA paper's CNN-Cnt: a neural score and word-count features in a logistic
 regression (--listwise: a softmax over each question's candidates, which
-optimises the ranking rather than the probability). --out writes the blend as JSON, which --model FILE.json reads
+optimises the ranking rather than the probability; --non-negative: no weight
+below 0). --out writes the blend as JSON, which --model FILE.json reads
 wherever a model file goes (eval, rank, cascades, serve); model files in it are
 named relative to its folder. The dev MAP of each ranker and of the blend is
 printed.`,
@@ -111,6 +112,7 @@ printed.`,
 	fs.StringVar(&out, "out", "", "blend file to write (JSON; required; written atomically)")
 	fs.Float64Var(&opts.L2, "l2", 1e-3, "L2 penalty on the (standardised) weights")
 	fs.BoolVar(&opts.Listwise, "listwise", false, "fit a softmax over each question's candidates (ranks better; the scores are then not probabilities: calibrate with as2 trigger) instead of a logistic regression over all candidates")
+	fs.BoolVar(&opts.NonNegative, "non-negative", false, "keep every weight >= 0: a ranker the fit weighs negatively is set to 0 and the rest refitted (rankers that nearly repeat each other otherwise get opposite weights that cancel on the dev set)")
 	return c
 }
 

@@ -15,8 +15,8 @@ import (
 
 // TestAccuracy holds the built-in ranker's test rows of the README ("The
 // built-in model") to floors just under what was measured (as2 eval
-// --ranker builtin --subset answered): WikiQA test 0.7531 MAP, TrecQA
-// clean test 0.8566, the SQuAD-sent test half 0.9023. The SQuAD half is
+// --ranker builtin --subset answered): WikiQA test 0.7559 MAP, TrecQA
+// clean test 0.8434, the SQuAD-sent test half 0.9042. The SQuAD half is
 // 5,289 questions (about two minutes on 2 cores); -short leaves it out.
 func TestAccuracy(t *testing.T) {
 	data := shareddata.Dir(t)
@@ -31,9 +31,9 @@ func TestAccuracy(t *testing.T) {
 		floor          float64
 		long           bool
 	}{
-		{"wikiqa", "test", 243, 0.748, false},
-		{"trecqa", "test", 68, 0.851, false},
-		{"squad", "test", 5289, 0.897, true},
+		{"wikiqa", "test", 243, 0.751, false},
+		{"trecqa", "test", 68, 0.838, false},
+		{"squad", "test", 5289, 0.899, true},
 	} {
 		t.Run(c.dataset, func(t *testing.T) {
 			if c.long && testing.Short() {

@@ -40,7 +40,7 @@ func Example() {
 	}
 	fmt.Printf("threshold %.3f\n", cal.Threshold)
 	// Output:
-	// Who wrote Hamlet? "It was written by William Shakespeare around 1600." p=0.239 answer=true
-	// How tall is Mount Everest? "Hamlet is a tragedy in five acts." p=0.085 answer=false
-	// threshold 0.168
+	// Who wrote Hamlet? "It was written by William Shakespeare around 1600." p=0.249 answer=true
+	// How tall is Mount Everest? "Hamlet is a tragedy in five acts." p=0.090 answer=false
+	// threshold 0.160
 }

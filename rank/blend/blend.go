@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -115,6 +116,12 @@ type Options struct {
 	// candidates. It ranks better but leaves the bias at 0: calibrate the
 	// scores afterwards (package trigger).
 	Listwise bool
+	// NonNegative keeps every weight at 0 or above: while the fit gives a
+	// ranker a negative weight, the most negative one is set to 0 and the
+	// others refitted. Rankers that nearly repeat each other (bm25 and
+	// idf-overlap) otherwise get weights of opposite signs that cancel on
+	// the dev set, a cancellation that need not hold on other text.
+	NonNegative bool
 }
 
 // Fit fits the weights of rankers on every labelled, non-empty candidate
@@ -178,14 +185,58 @@ func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Op
 			sd[k] = 1
 		}
 	}
-	zs := make([][]float64, len(xs))
-	for i, x := range xs {
-		zs[i] = make([]float64, d+1)
-		for k := range d {
-			zs[i][k] = (x[k] - mean[k]) / sd[k]
-		}
-		zs[i][d] = 1
+	// active are the rankers whose weights are fitted; the others stay 0.
+	active := make([]int, d)
+	for k := range active {
+		active[k] = k
 	}
+	var w []float64 // over active, then the bias
+	for {
+		zs := make([][]float64, len(xs))
+		for i, x := range xs {
+			zs[i] = make([]float64, len(active)+1)
+			for a, k := range active {
+				zs[i][a] = (x[k] - mean[k]) / sd[k]
+			}
+			zs[i][len(active)] = 1
+		}
+		var err error
+		if w, err = newton(zs, ys, groups, o); err != nil {
+			return nil, err
+		}
+		if !o.NonNegative {
+			break
+		}
+		worst := -1
+		for a := range active {
+			if w[a] < 0 && (worst < 0 || w[a] < w[worst]) {
+				worst = a
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		if len(active) == 1 {
+			return nil, fmt.Errorf("blend: no ranker gets a positive weight (the last, ranker %d, gets %.3g)", active[0]+1, w[0])
+		}
+		active = slices.Delete(active, worst, worst+1)
+	}
+	b := &Blend{Rankers: rankers, Weights: make([]float64, d), Bias: w[len(active)]}
+	for a, k := range active {
+		b.Weights[k] = w[a] / sd[k]
+		b.Bias -= w[a] * mean[k] / sd[k]
+	}
+	if o.Listwise {
+		b.Bias = 0 // a shift of every score changes no softmax
+	}
+	return b, nil
+}
+
+// newton fits weights over the columns of zs, whose last column is the
+// constant 1 of the bias (left at 0 when listwise), by Newton's method on
+// the penalised log-likelihood.
+func newton(zs [][]float64, ys []float64, groups [][2]int, o Options) ([]float64, error) {
+	d := len(zs[0]) - 1
 	n := d + 1 // w[d] is the bias, fixed at 0 when listwise
 	if o.Listwise {
 		n = d
@@ -254,15 +305,7 @@ func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Op
 			break
 		}
 	}
-	b := &Blend{Rankers: rankers, Weights: make([]float64, d), Bias: w[d]}
-	for k := range d {
-		b.Weights[k] = w[k] / sd[k]
-		b.Bias -= w[k] * mean[k] / sd[k]
-	}
-	if o.Listwise {
-		b.Bias = 0 // a shift of every score changes no softmax
-	}
-	return b, nil
+	return w, nil
 }
 
 func dot(w, z []float64) float64 {

@@ -23,12 +23,10 @@ func feature(features map[string][]float64, k int) rank.Ranker {
 	})
 }
 
-// TestFitRecoversWeights draws labels from a known logistic model of two
-// features and checks that Fit finds its weights.
-func TestFitRecoversWeights(t *testing.T) {
+// logisticQuestions draws 400 questions of 10 candidates with two features
+// each, labelled by a logistic model with weights want and the bias.
+func logisticQuestions(want []float64, bias float64) ([]dataset.Question, map[string][]float64) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	want := []float64{2, -0.5}
-	const bias = -1.0
 	var qs []dataset.Question
 	features := map[string][]float64{}
 	for i := 0; i < 400; i++ {
@@ -46,6 +44,15 @@ func TestFitRecoversWeights(t *testing.T) {
 		}
 		qs = append(qs, q)
 	}
+	return qs, features
+}
+
+// TestFitRecoversWeights draws labels from a known logistic model of two
+// features and checks that Fit finds its weights.
+func TestFitRecoversWeights(t *testing.T) {
+	want := []float64{2, -0.5}
+	const bias = -1.0
+	qs, features := logisticQuestions(want, bias)
 	b, err := Fit(context.Background(), []rank.Ranker{feature(features, 0), feature(features, 1)}, qs, Options{L2: 1e-6})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +72,31 @@ func TestFitRecoversWeights(t *testing.T) {
 	f := features[qs[0].Candidates[3].ID]
 	if got := b.Bias + b.Weights[0]*f[0] + b.Weights[1]*f[1]; math.Abs(s[3]-got) > 1e-12 {
 		t.Errorf("score %v, want %v", s[3], got)
+	}
+}
+
+// TestFitNonNegative: the model's second weight is negative, so a
+// non-negative fit sets it to 0 and is the fit of the first feature alone.
+func TestFitNonNegative(t *testing.T) {
+	qs, features := logisticQuestions([]float64{2, -0.5}, -1)
+	ctx := context.Background()
+	f0, f1 := feature(features, 0), feature(features, 1)
+	for _, listwise := range []bool{false, true} {
+		nn, err := Fit(ctx, []rank.Ranker{f0, f1}, qs, Options{L2: 1e-6, Listwise: listwise, NonNegative: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := Fit(ctx, []rank.Ranker{f0}, qs, Options{L2: 1e-6, Listwise: listwise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nn.Weights[1] != 0 || math.Abs(nn.Weights[0]-alone.Weights[0]) > 1e-9 || math.Abs(nn.Bias-alone.Bias) > 1e-9 {
+			t.Errorf("listwise %v: non-negative fit %v bias %v, want [%v 0] bias %v", listwise, nn.Weights, nn.Bias, alone.Weights[0], alone.Bias)
+		}
+	}
+	// Only negative weights: an error, not a blend of nothing.
+	if _, err := Fit(ctx, []rank.Ranker{f1}, qs, Options{L2: 1e-6, NonNegative: true}); err == nil || !strings.Contains(err.Error(), "no ranker gets a positive weight") {
+		t.Errorf("a fit whose only weight is negative: %v", err)
 	}
 }
 
