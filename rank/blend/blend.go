@@ -36,7 +36,8 @@ type Blend struct {
 }
 
 // Score implements rank.Ranker. A candidate that any ranker scores -Inf
-// (an empty one) scores -Inf.
+// (an empty one) scores -Inf. A ranker of weight 0 (as a non-negative fit
+// leaves some) adds nothing, so it is not run.
 func (b *Blend) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
 	if len(b.Rankers) != len(b.Weights) {
 		return nil, fmt.Errorf("blend: %d rankers, %d weights", len(b.Rankers), len(b.Weights))
@@ -46,6 +47,9 @@ func (b *Blend) Score(ctx context.Context, q *dataset.Question) ([]float64, erro
 		out[i] = b.Bias
 	}
 	for k, r := range b.Rankers {
+		if b.Weights[k] == 0 {
+			continue
+		}
 		s, err := r.Score(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("blend ranker %d: %w", k+1, err)

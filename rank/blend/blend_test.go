@@ -2,6 +2,7 @@ package blend
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -93,6 +94,12 @@ func TestFitNonNegative(t *testing.T) {
 		if nn.Weights[1] != 0 || math.Abs(nn.Weights[0]-alone.Weights[0]) > 1e-9 || math.Abs(nn.Bias-alone.Bias) > 1e-9 {
 			t.Errorf("listwise %v: non-negative fit %v bias %v, want [%v 0] bias %v", listwise, nn.Weights, nn.Bias, alone.Weights[0], alone.Bias)
 		}
+	}
+	// A ranker left at 0 is not run: this one would fail.
+	failing := rank.Func(func(context.Context, *dataset.Question) ([]float64, error) { return nil, errors.New("run") })
+	b := &Blend{Rankers: []rank.Ranker{f0, failing}, Weights: []float64{1, 0}}
+	if _, err := b.Score(ctx, &qs[0]); err != nil {
+		t.Errorf("a blend ran its ranker of weight 0: %v", err)
 	}
 	// Only negative weights: an error, not a blend of nothing.
 	if _, err := Fit(ctx, []rank.Ranker{f1}, qs, Options{L2: 1e-6, NonNegative: true}); err == nil || !strings.Contains(err.Error(), "no ranker gets a positive weight") {
