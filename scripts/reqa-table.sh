@@ -7,7 +7,7 @@
 #   scripts/reqa-table.sh test-half 3      # trained with SQuAD's train half; the test half's pool
 #   ONLY='LSTM' scripts/reqa-table.sh full 3   # trained without SQuAD; the full pool
 #   ONLY='^ENDX-LSTM, --gam-' scripts/reqa-table.sh test-half 1   # the GAM ablation (Table 5) at the paper's kernel, one seed
-#   RUNS=results/reqa-test-half-10-epochs.tsv EPOCHS=10 ONLY='temperature 50, --gam-' scripts/reqa-table.sh test-half 2   # the same at T 50, 10 epochs
+#   RUNS=results/reqa-test-half-10-epochs.tsv EPOCHS=10 ONLY='temperature 50, --gam-' scripts/reqa-table.sh test-half 3   # the same at T 50, 10 epochs
 #   EPOCHS=10 ONLY='^(Dual-LSTM|ENDX-LSTM, GAM temperature 50$)' scripts/reqa-table.sh test-half-dev 3
 #
 # Conditions (the two, and the paper's protocol for the first):
@@ -133,5 +133,6 @@ ENDX-LSTM, GAM temperature 50, --gam-aq 0|--layer bilstm --endx --gam-temperatur
 ENDX-LSTM, GAM temperature 50, --gam-qa 0|--layer bilstm --endx --gam-temperature 50 --gam-qa 0
 ENDX-LSTM, GAM temperature 50, --gam-qq 0|--layer bilstm --endx --gam-temperature 50 --gam-qq 0
 ENDX-LSTM, GAM temperature 50, --gam-aa 0|--layer bilstm --endx --gam-temperature 50 --gam-aa 0
+ENDX-LSTM, GAM temperature 50, --gam-qa 0 --gam-aa 0|--layer bilstm --endx --gam-temperature 50 --gam-qa 0 --gam-aa 0
 VARIANTS
 each_row "$work/variants" "$seeds" "$runs" row

@@ -27,7 +27,7 @@ each_row() {
     [ -z "$v" ] && continue
     name=${v%%|*}
     flags=${v#*|}
-    if [ -n "${ONLY:-}" ] && ! grep -qE "${ONLY}" <<<"$name"; then
+    if [ -n "${ONLY:-}" ] && ! grep -qE -- "${ONLY}" <<<"$name"; then
       continue
     fi
     lines=()
