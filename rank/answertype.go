@@ -66,8 +66,10 @@ var (
 // for "how", "what" and "which". A "who" after another wh-word ("What are
 // people who ...") is a relative pronoun, not the question's, so only the
 // first counts.
-func KindOf(question string) AnswerKind {
-	toks := text.Tokenize(question)
+func KindOf(question string) AnswerKind { return kindOf(text.Tokenize(question)) }
+
+// kindOf is KindOf over the question's tokens.
+func kindOf(toks []string) AnswerKind {
 	for i, t := range toks {
 		next := ""
 		if i+1 < len(toks) {
@@ -118,11 +120,12 @@ type AnswerType struct{}
 // Score implements Ranker.
 func (AnswerType) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
 	s := make([]float64, len(q.Candidates))
-	kind := KindOf(q.Text)
+	toks := text.Tokenize(q.Text)
+	kind := kindOf(toks)
 	if kind == AnyKind {
 		return s, nil
 	}
-	inQuestion := set(text.Tokenize(q.Text))
+	inQuestion := set(toks)
 	for i, c := range q.Candidates {
 		if holdsKind(c.Text, kind, inQuestion) {
 			s[i] = 1

@@ -23,7 +23,13 @@ var unstemmed = set([]string{"rr", "answer-type"})
 // NamesHelp lists the rule-based rankers for a command's help: Names, and
 // which of them also have a StemSuffix form.
 func NamesHelp() string {
-	return strings.Join(Names, ", ") + "; each but rr and answer-type also with " + StemSuffix + " after it"
+	var without []string
+	for _, n := range Names {
+		if unstemmed[n] {
+			without = append(without, n)
+		}
+	}
+	return strings.Join(Names, ", ") + "; each but " + strings.Join(without, " and ") + " also with " + StemSuffix + " after it"
 }
 
 // StemSuffix, after the name of a word-matching ranker, sets Stopwords and
@@ -94,7 +100,7 @@ func New(name string, opts Options) (Ranker, error) {
 	case "answer-type":
 		return AnswerType{}, nil
 	}
-	return nil, fmt.Errorf("unknown ranker %q (want one of %s, or a word-matching one with %q after it)", name, strings.Join(Names, ", "), StemSuffix)
+	return nil, fmt.Errorf("unknown ranker %q (want one of %s)", name, NamesHelp())
 }
 
 // Terms turns text into the terms the rule-based rankers match: lowercase
