@@ -1,8 +1,14 @@
 package rank
 
 import (
+	"context"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/dataset/catalog"
+	"github.com/as2/as2/internal/testkit/shareddata"
 )
 
 func TestKindOf(t *testing.T) {
@@ -81,4 +87,62 @@ func FuzzAnswerType(f *testing.F) {
 			t.Fatalf("scores %v", s)
 		}
 	})
+}
+
+// TestAnswerTypeSeparatesAnswers measures, on real dev data, how often a
+// correct candidate holds the kind of word its question asks for against
+// the other candidates (the README's rates: go test -v -run
+// AnswerTypeSeparates ./rank), and checks that dates and quantities are
+// more common in answers.
+func TestAnswerTypeSeparatesAnswers(t *testing.T) {
+	data := shareddata.Dir(t)
+	for _, c := range []struct{ name, split string }{{"wikiqa", "dev"}, {"squad", "train"}} {
+		all, err := catalog.Load(c.name, filepath.Join(data, c.name), c.split, catalog.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs := dataset.Filter(all, dataset.Answered)
+		if len(qs) > 1000 {
+			qs = qs[:1000] // SQuAD: the first 1,000 questions of the train half
+		}
+		type count struct{ questions, gold, goldHit, other, otherHit int }
+		counts := map[AnswerKind]*count{}
+		for i := range qs {
+			q := &qs[i]
+			k := KindOf(q.Text)
+			if k == AnyKind {
+				continue
+			}
+			s, err := AnswerType{}.Score(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts[k] == nil {
+				counts[k] = &count{}
+			}
+			n := counts[k]
+			n.questions++
+			for j, cand := range q.Candidates {
+				if cand.Label == dataset.Positive {
+					n.gold++
+					n.goldHit += int(s[j])
+				} else {
+					n.other++
+					n.otherHit += int(s[j])
+				}
+			}
+		}
+		for _, k := range []AnswerKind{Quantity, Date, Name} {
+			n := counts[k]
+			if n == nil || n.gold == 0 || n.other == 0 {
+				t.Errorf("%s %s: no %s questions with both kinds of candidate", c.name, c.split, k)
+				continue
+			}
+			gold, other := float64(n.goldHit)/float64(n.gold), float64(n.otherHit)/float64(n.other)
+			t.Logf("%s %s, %s: %d questions; in %.0f%% of answers, %.0f%% of other candidates", c.name, c.split, k, n.questions, 100*gold, 100*other)
+			if k != Name && gold <= other {
+				t.Errorf("%s %s, %s: answers hold the kind no more often than other candidates", c.name, c.split, k)
+			}
+		}
+	}
 }
