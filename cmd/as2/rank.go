@@ -67,11 +67,12 @@ The default ranker is the built-in model (--ranker builtin): a neural
 cross-encoder embedded in as2, blended with word-overlap scores, which needs
 no data, model file or download (see the README for what it was trained on
 and how it scores). Its scores
-are calibrated: the probability that the sentence answers the question. A
-sentence "answers" (tsv column answer: yes) when its probability reaches the
-threshold chosen on dev; when the best sentence does not, the document has no
-answer (json: "answer": false, and a note on standard error with
---document). --calibration FILE does the same for any ranker, from as2
+are calibrated: the probability that a document's best sentence with that
+score answers the question. The best sentence is the answer (tsv column
+answer: yes; json: "answer": true) when its probability reaches the
+threshold chosen on dev; when it does not, the document has no answer (tsv:
+no; json: "answer": false; and a note on standard error with --document).
+The calibration judges only the best sentence, so the others get "-". --calibration FILE does the same for any ranker, from as2
 trigger --out; --raw-scores prints the ranker's own scores. trec output
 always carries the raw scores.
 
@@ -340,9 +341,15 @@ func (o *rankWriter) write(q *dataset.Question, ranked []rank.Scored) error {
 		}
 		fmt.Fprintf(o.bw, "%d\t%.4f\t", k+1, o.score(s.Score))
 		if o.cal != nil {
-			answer := "no"
-			if o.cal.Answer(s.Score) {
-				answer = "yes"
+			// The calibration is of a document's best score (trigger.Fit):
+			// it says whether the best sentence answers and nothing of the
+			// others, which pass a threshold fitted on bests too easily.
+			answer := "-"
+			if k == 0 {
+				answer = "no"
+				if o.cal.Answer(s.Score) {
+					answer = "yes"
+				}
 			}
 			fmt.Fprintf(o.bw, "%s\t", answer)
 		}

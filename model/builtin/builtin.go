@@ -65,8 +65,8 @@ var blended = sync.OnceValues(func() (rank.Ranker, error) {
 func Ranker() (rank.Ranker, error) { return blended() }
 
 // Calibration returns the built-in model's answer-triggering calibration:
-// Prob turns a score into the probability that the sentence answers, and
-// Answer tells whether a best sentence's score is an answer.
+// Prob turns a document's best score into the probability that its
+// sentence answers, and Answer tells whether that sentence is an answer.
 func Calibration() trigger.Calibration { return calibrated() }
 
 // calibrated decodes calibration.json once.
