@@ -11,9 +11,11 @@
 // The rule-based rankers are the baselines of the Cosinet paper (Bonadiman &
 // Moschitti 2020, section 2.1): RR (the original order), WO (unique words
 // shared by question and candidate) and WO+RR (WO, ties broken by position),
-// plus Jaccard, BM25 and IDF-weighted overlap. Each word-matching one has a
-// "-stem" form ("bm25-stem") that drops stopwords and matches Snowball
-// stems (text.Stem), as Anserini's BM25 does by default; the plain forms
+// plus Jaccard, BM25, IDF-weighted overlap and bigram overlap (the
+// question's word pairs that a candidate holds in order). Each
+// word-matching one has a "-stem" form ("bm25-stem") that drops stopwords
+// and matches Snowball stems (text.Stem), as Anserini's BM25 does by
+// default; the plain forms
 // match words as written, as the paper's WO does. AnswerType matches no
 // words: it checks that a candidate holds the kind of answer the question
 // asks for (a number, a date, a name), a feature for blends.

@@ -14,7 +14,7 @@ import (
 // (all but rr and answer-type) also has a "-stem" form (StemSuffix):
 // "bm25-stem" is BM25 with stopwords dropped and words stemmed, the English
 // analysis Anserini's BM25 runs by default.
-var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap", "answer-type"}
+var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap", "bigram", "answer-type"}
 
 // unstemmed are the rankers of Names that match no words, so have no
 // StemSuffix form.
@@ -97,6 +97,8 @@ func New(name string, opts Options) (Ranker, error) {
 		return BM25{Options: opts}, nil
 	case "idf-overlap":
 		return IDFOverlap{Options: opts}, nil
+	case "bigram":
+		return BigramOverlap{Options: opts}, nil
 	case "answer-type":
 		return AnswerType{}, nil
 	}
@@ -327,4 +329,41 @@ func (o IDFOverlap) Score(_ context.Context, q *dataset.Question) ([]float64, er
 		}
 	}
 	return s, nil
+}
+
+// BigramOverlap counts the unique bigrams (two consecutive terms) of the
+// question that a candidate also holds as consecutive terms: the n-gram
+// overlap of feature-based AS2, which sees the word order that WO, BM25 and
+// IDF overlap ignore ("Rubik's Cube" as a phrase, not "Rubik" in one place
+// and "Cube" in another). With StemSuffix the bigrams are of stems after
+// stopwords are dropped, so they join content words across a stopword.
+type BigramOverlap struct{ Options }
+
+// Score implements Ranker.
+func (b BigramOverlap) Score(_ context.Context, q *dataset.Question) ([]float64, error) {
+	qs := bigrams(b.Terms(q.Text))
+	s := make([]float64, len(q.Candidates))
+	if len(qs) == 0 {
+		return s, nil
+	}
+	for i, c := range q.Candidates {
+		for bg := range bigrams(b.Terms(c.Text)) {
+			if qs[bg] {
+				s[i]++
+			}
+		}
+	}
+	return s, nil
+}
+
+// bigram is two consecutive terms.
+type bigram struct{ first, second string }
+
+// bigrams returns the set of terms' bigrams.
+func bigrams(terms []string) map[bigram]bool {
+	m := make(map[bigram]bool, len(terms))
+	for i := 1; i < len(terms); i++ {
+		m[bigram{terms[i-1], terms[i]}] = true
+	}
+	return m
 }

@@ -76,6 +76,12 @@ func TestStemmedRankers(t *testing.T) {
 		{"WO-Stem", def, []float64{3, 2, 0}},
 		{"wo", Options{Stopwords: true, Stem: true}, []float64{3, 2, 0}},
 		{"wo+rr-stem", def, []float64{3 + 1.0/2, 2 + 1.0/3, 1.0 / 4}},
+		// question bigrams: (who invented) (invented the) (the rubik)
+		// (rubik 's) ('s cube); candidate 1 holds (rubik 's) only: "cubes"
+		{"bigram", def, []float64{0, 1, 0}},
+		// stems without stopwords: (invent rubik) (rubik cube); candidate 0
+		// holds the first across "of", candidate 1 the second
+		{"bigram-stem", def, []float64{1, 1, 0}},
 	} {
 		got := scores(t, tc.name, tc.opts, q)
 		if !reflect.DeepEqual(got, tc.want) {
@@ -165,4 +171,55 @@ func TestUnknownRanker(t *testing.T) {
 	if _, err := New("magic", DefaultOptions()); err == nil {
 		t.Fatal("unknown ranker accepted")
 	}
+}
+
+func TestBigramOverlap(t *testing.T) {
+	def := DefaultOptions()
+	for _, tc := range []struct {
+		question string
+		cands    []string
+		want     []float64
+	}{
+		// order matters: "cube rubik" is not "rubik cube"
+		{"rubik cube", []string{"rubik cube", "cube rubik", "rubik and cube"}, []float64{1, 0, 0}},
+		// a repeated bigram counts once, on either side
+		{"the cube the cube", []string{"the cube and the cube", "cube"}, []float64{1, 0}},
+		// a one-word question has no bigram
+		{"cube", []string{"cube cube"}, []float64{0}},
+		{"", []string{"", "a b"}, []float64{0, 0}},
+	} {
+		if got := scores(t, "bigram", def, question(tc.question, tc.cands...)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q %q: scores %v, want %v", tc.question, tc.cands, got, tc.want)
+		}
+	}
+}
+
+// FuzzRankers checks that every rule-based ranker, plain and stemmed,
+// scores any question and candidates without error, with one finite score
+// per candidate.
+func FuzzRankers(f *testing.F) {
+	f.Add("Who invented the Rubik's Cube?", "The Rubik's Cube was invented in 1974.", "")
+	f.Add("", "\x00\xff", "  ")
+	f.Add("how many how many", "1 2 1 2", "Rubik's Rubik's")
+	var names []string
+	for _, n := range Names {
+		names = append(names, n)
+		if Known(n + StemSuffix) {
+			names = append(names, n+StemSuffix)
+		}
+	}
+	f.Fuzz(func(t *testing.T, qtext, a, b string) {
+		q := question(qtext, a, b)
+		for _, n := range names {
+			s := scores(t, n, DefaultOptions(), q)
+			if len(s) != 2 {
+				t.Fatalf("%s: %d scores for 2 candidates", n, len(s))
+			}
+			for _, v := range s {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("%s %q %q %q: score %v", n, qtext, a, b, v)
+				}
+			}
+		}
+	})
 }

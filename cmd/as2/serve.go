@@ -67,9 +67,8 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve rankers and answer indexes over HTTP (rerank, answer-sentence selection, retrieval)",
 		Long: `Serve rankers over HTTP. Each --ranker NAME=SPEC loads one ranker once: SPEC is
 builtin (the built-in neural model, with its calibration: /v1/select says
-whether the document has an answer), a rule-based ranker (rr, wo, wo+rr,
-jaccard, bm25, idf-overlap, answer-type, or one of them but rr and answer-type
-with -stem after it) or a model file from as2 train; each --cascade
+whether the document has an answer), a rule-based ranker (` + rank.NamesHelp() + `)
+or a model file from as2 train; each --cascade
 NAME=SPEC a cascade (see as2 eval --cascade; a stage may be builtin). With
 neither, as2 serves the built-in model as "builtin".
 Requests name it in "model"; --default names the model of requests that name
