@@ -23,9 +23,9 @@ export AS2_DATA=${AS2_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
 as2=${AS2:-./as2}
 out=${OUT:-out/default}
 stage=${1:-dev}
-lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' "$(dirname "$0")/../model/builtin/blend.json")}
+# shellcheck source=scripts/default-lib.sh
+source "$(dirname "$0")/default-lib.sh" # lexical, blend_flags
 tag=${TAG:-}
-blend_flags=${BLEND_FLAGS---non-negative}
 
 # blend VARIANT DEVFILE fits the variant's blend once.
 blend() {

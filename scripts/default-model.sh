@@ -40,12 +40,10 @@ as2=$(realpath "${AS2:-./as2}")
 out=${OUT:-out/default}
 mkdir -p "$out"
 variants=("$@")
-# The blend's rule-based rankers (ship, blend): by default those of the
-# shipped blend, the form scripts/default-heldout.sh chose. BLEND_FLAGS are
-# more as2 tune blend flags: by default --non-negative, as the shipped blend
-# was fitted (set it empty for none).
-lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' "$(dirname "$0")/../model/builtin/blend.json")}
-blend_flags=${BLEND_FLAGS---non-negative}
+# The blend's rule-based rankers ($LEXICAL) and tune blend flags ($BLEND_FLAGS)
+# for ship and blend.
+# shellcheck source=scripts/default-lib.sh
+source "$(dirname "$0")/default-lib.sh"
 [ ${#variants[@]} -eq 0 ] && variants=(all no-wikiqa no-trecqa no-squad)
 
 data() { # data NAME ARGS... writes $out/NAME.jsonl once

@@ -2,6 +2,7 @@ package trec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -253,5 +254,25 @@ func TestEvaluateDuplicateDocs(t *testing.T) {
 	_, err := Evaluate(run, Qrels{"q": {"a": 1}}, nil, Options{})
 	if err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate docno: error %v", err)
+	}
+}
+
+func TestRunRanker(t *testing.T) {
+	r := NewRunRanker(mustRun(t, "q1 Q0 a 1 2.5 x\nq1 Q0 b 2 -1 x\nq2 Q0 a 1 7 x\n"), "test.run")
+	q := &dataset.Question{ID: "q1", Candidates: []dataset.Candidate{{ID: "b"}, {ID: "a"}}}
+	got, err := r.Score(context.Background(), q)
+	if err != nil || !reflect.DeepEqual(got, []float64{-1, 2.5}) {
+		t.Fatalf("scores %v, %v; want [-1 2.5]", got, err)
+	}
+	for _, tc := range []struct {
+		q    *dataset.Question
+		want string
+	}{
+		{&dataset.Question{ID: "q3", Candidates: []dataset.Candidate{{ID: "a"}}}, `run test.run: no results for question "q3"`},
+		{&dataset.Question{ID: "q2", Candidates: []dataset.Candidate{{ID: "a"}, {ID: "c"}}}, `run test.run: no score for question "q2"'s candidate "c"`},
+	} {
+		if _, err := r.Score(context.Background(), tc.q); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.q.ID, err, tc.want)
+		}
 	}
 }

@@ -108,7 +108,7 @@ printed.`,
 	}
 	fs := c.Flags()
 	data.register(fs, "answered")
-	fs.StringVar(&rankers, "rankers", "", "comma-separated rankers to blend: model files or rule-based rankers (required)")
+	fs.StringVar(&rankers, "rankers", "", "comma-separated rankers to blend: model files (as --model reads them: FILE.run blends another system's TREC run) or rule-based rankers (required)")
 	fs.StringVar(&out, "out", "", "blend file to write (JSON; required; written atomically)")
 	fs.Float64Var(&opts.L2, "l2", 1e-3, "L2 penalty on the (standardised) weights")
 	fs.BoolVar(&opts.Listwise, "listwise", false, "fit a softmax over each question's candidates (ranks better; the scores are then not probabilities: calibrate with as2 trigger) instead of a logistic regression over all candidates")

@@ -20,6 +20,7 @@ import (
 	"github.com/as2/as2/model/crossencoder"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/rank/cascade"
+	"github.com/as2/as2/trec"
 	"github.com/as2/as2/trigger"
 )
 
@@ -129,7 +130,7 @@ func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	def := rank.DefaultOptions()
 	r.fs = fs
 	fs.StringVar(&r.name, "ranker", cmp.Or(r.def, "wo+rr"), "ranker: "+builtin.Name+" (the built-in neural model, in the binary) or a rule-based ranker: "+rank.NamesHelp()+" (stopwords dropped, words stemmed: bm25"+rank.StemSuffix+")")
-	fs.StringVar(&r.model, "model", "", "model file (from as2 train or as2 import) to rank with, instead of --ranker; a folder is a Hugging Face cross-encoder checkpoint, ranked as it is")
+	fs.StringVar(&r.model, "model", "", "model file (from as2 train or as2 import) to rank with, instead of --ranker; FILE.json is a blend (as2 tune blend), FILE.run a TREC run whose scores rank the questions and candidates it lists (another system's output), a folder a Hugging Face cross-encoder checkpoint, ranked as it is")
 	fs.StringVar(&r.cascade, "cascade", "", `cascade of rankers instead of --ranker, e.g. "bm25:100,cosinet=m.as2:10": each stage NAME[=MODEL FILE]:K passes its best K candidates on`)
 	fs.BoolVar(&r.opts.Stopwords, "stopwords", false, "drop English stopwords before matching words")
 	fs.BoolVar(&r.opts.Punctuation, "punctuation", false, "count punctuation tokens as words")
@@ -192,11 +193,15 @@ func (r *rankerFlags) check() error {
 }
 
 // loadModel reads an as2 model file, a blend of rankers (FILE.json, from
-// as2 tune blend), or, given a folder, ranks with the Hugging Face
-// cross-encoder checkpoint in it as it is (what as2 import hf would write).
+// as2 tune blend), a TREC run's scores (FILE.run), or, given a folder,
+// ranks with the Hugging Face cross-encoder checkpoint in it as it is (what
+// as2 import hf would write).
 func loadModel(path string) (rank.Ranker, error) {
-	if filepath.Ext(path) == ".json" {
+	switch filepath.Ext(path) {
+	case ".json":
 		return loadBlend(path)
+	case ".run":
+		return loadRun(path)
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		m, err := crossencoder.LoadHF(path)
@@ -206,6 +211,21 @@ func loadModel(path string) (rank.Ranker, error) {
 		return m, nil
 	}
 	return model.Load(path)
+}
+
+// loadRun reads a TREC run file (as2 rank --format trec, or another
+// system's) as a ranker of the questions and candidates it scores.
+func loadRun(path string) (rank.Ranker, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	run, err := trec.ReadRun(f, path)
+	if err != nil {
+		return nil, err
+	}
+	return trec.NewRunRanker(run, path), nil
 }
 
 // build returns the ranker; qs is the collection for --idf collection.
