@@ -1,10 +1,13 @@
 package trec_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/metric"
+	"github.com/as2/as2/rank"
 	"github.com/as2/as2/trec"
 )
 
@@ -30,4 +33,23 @@ func ExampleReadRun() {
 	// Sentence 1 has the lowest score: rank 3.
 	fmt.Printf("%d results; MAP %.4f MRR %.4f\n", len(run.Results["1"]), res.Mean["map"], res.Mean["mrr"])
 	// Output: 3 results; MAP 0.3333 MRR 0.3333
+}
+
+func ExampleRunRanker() {
+	// Another system's scores for one question's candidates, as a ranker
+	// that as2 can evaluate, blend or cascade.
+	run, err := trec.ReadRun(strings.NewReader("q1 Q0 s0 1 0.2 bert\nq1 Q0 s1 2 0.9 bert\n"), "bert.run")
+	if err != nil {
+		panic(err)
+	}
+	q := &dataset.Question{ID: "q1", Text: "Who wrote Hamlet?", Candidates: []dataset.Candidate{
+		{ID: "s0", Text: "Hamlet is a tragedy."},
+		{ID: "s1", Text: "It was written by William Shakespeare."},
+	}}
+	ranked, err := rank.Rank(context.Background(), trec.NewRunRanker(run, "bert.run"), q)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(q.Candidates[ranked[0].Index].Text)
+	// Output: It was written by William Shakespeare.
 }
