@@ -15,8 +15,8 @@
 // question's word pairs that a candidate holds in order). Each
 // word-matching one has a "-stem" form ("bm25-stem") that drops stopwords
 // and matches Snowball stems (text.Stem), as Anserini's BM25 does by
-// default; the plain forms
-// match words as written, as the paper's WO does. AnswerType matches no
-// words: it checks that a candidate holds the kind of answer the question
-// asks for (a number, a date, a name), a feature for blends.
+// default; the plain forms match words as written, as the paper's WO
+// does. AnswerType matches no words: it checks that a candidate holds the
+// kind of answer the question asks for (a number, a date, a name), a
+// feature for blends.
 package rank

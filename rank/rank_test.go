@@ -77,7 +77,8 @@ func TestStemmedRankers(t *testing.T) {
 		{"wo", Options{Stopwords: true, Stem: true}, []float64{3, 2, 0}},
 		{"wo+rr-stem", def, []float64{3 + 1.0/2, 2 + 1.0/3, 1.0 / 4}},
 		// question bigrams: (who invented) (invented the) (the rubik)
-		// (rubik 's) ('s cube); candidate 1 holds (rubik 's) only: "cubes"
+		// (rubik 's) ('s cube); candidate 1 holds (rubik 's) only ("cubes"
+		// is not "cube")
 		{"bigram", def, []float64{0, 1, 0}},
 		// stems without stopwords: (invent rubik) (rubik cube); candidate 0
 		// holds the first across "of", candidate 1 the second
