@@ -7,6 +7,7 @@ order stay, so a run of the written file scores the original questions.
     python3 scripts/default-context.py IN.jsonl OUT.jsonl
 """
 import json
+import os
 import sys
 
 
@@ -20,7 +21,6 @@ def main(src, dst):
                 if i > 0:
                     c["text"] = texts[i - 1] + " " + texts[i]
             out.write(json.dumps(q, ensure_ascii=False) + "\n")
-    import os
     os.replace(dst + ".tmp", dst)
 
 
