@@ -216,12 +216,7 @@ func loadModel(path string) (rank.Ranker, error) {
 // loadRun reads a TREC run file (as2 rank --format trec, or another
 // system's) as a ranker of the questions and candidates it scores.
 func loadRun(path string) (rank.Ranker, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	run, err := trec.ReadRun(f, path)
+	run, err := dataset.ReadFile(path, trec.ReadRun)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func TestReQAENDXBeatsDual(t *testing.T) {
 			t.Fatalf("retrieve eval %s: %v\n%s", name, err, out)
 		}
 		var res struct{ MRR float64 }
-		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
+		if err := json.Unmarshal([]byte(out[max(strings.Index(out, "{"), 0):]), &res); err != nil {
 			t.Fatalf("retrieve eval %s: %v\n%s", name, err, out)
 		}
 		t.Logf("%s: MRR %.4f (%s)", name, res.MRR, time.Since(start).Round(time.Second))

@@ -23,7 +23,7 @@ func TestRunFileRanker(t *testing.T) {
 		if err != nil {
 			t.Fatalf("eval %v: %v\n%s", args, err, out)
 		}
-		return out[strings.Index(out, "map "):]
+		return out[max(strings.Index(out, "map "), 0):]
 	}
 	if own, viaRun := eval("--ranker", "bm25"), eval("--model", runFile); own != viaRun {
 		t.Errorf("bm25: %q; its run file: %q", own, viaRun)
