@@ -172,3 +172,21 @@ func TestBadCutoffPanics(t *testing.T) {
 	}()
 	PrecisionAt(Query{Ranked: []int{1}}, 0)
 }
+
+// FuzzParseMeasure: a name is refused or parses to a measure whose
+// canonical name parses back to the same measure.
+func FuzzParseMeasure(f *testing.F) {
+	for _, s := range []string{"map", "MRR", "p@5", "P_10", "recall.100", "success_1", "ndcg_cut_10", "r@0", "p@", "@5", "ndcg@99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMeasure(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseMeasure(m.Name)
+		if err != nil || back != m {
+			t.Fatalf("%q parses to %+v, whose name %q parses to %+v (%v)", s, m, m.Name, back, err)
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -81,15 +80,26 @@ func Pairs(m map[string]string) []string {
 
 // ReadConfig reads a configuration file, refusing unknown fields.
 func ReadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	cfg, err := DecodeConfig(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// DecodeConfig reads a configuration from r, refusing unknown fields; an
+// empty one sets nothing.
+func DecodeConfig(r io.Reader) (*Config, error) {
 	var cfg Config
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec := yaml.NewDecoder(r)
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return &cfg, nil
 }

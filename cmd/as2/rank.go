@@ -240,8 +240,8 @@ func (r *rankCmd) calibration() (*trigger.Calibration, error) {
 		return nil, nil
 	}
 	if r.calFile != "" {
-		var c trigger.Calibration
-		if err := readJSONFile(r.calFile, &c); err != nil {
+		c, err := trigger.LoadCalibration(r.calFile)
+		if err != nil {
 			return nil, fmt.Errorf("--calibration: %w", err)
 		}
 		return &c, nil

@@ -98,6 +98,20 @@ func TestRankFormats(t *testing.T) {
 			}
 		}
 	})
+	t.Run("calibration", func(t *testing.T) {
+		doc, cal := filepath.Join(dir, "doc.txt"), filepath.Join(dir, "cal.json")
+		os.WriteFile(doc, []byte("Hamlet is a play. Shakespeare wrote Hamlet."), 0o644)
+		os.WriteFile(cal, []byte(`{"a":1,"b":0,"threshold":0.5}`), 0o644)
+		out, err := run(t, "rank", "--ranker", "wo+rr", "--question", "who wrote hamlet?", "--document", doc, "--calibration", cal)
+		if err != nil || !strings.Contains(out, "\tyes\t") {
+			t.Fatalf("--calibration: %v\n%s", err, out)
+		}
+		os.WriteFile(cal, []byte(`{"a":1,"b":0}`), 0o644)
+		_, err = run(t, "rank", "--ranker", "wo+rr", "--question", "who wrote hamlet?", "--document", doc, "--calibration", cal)
+		if err == nil || !strings.Contains(err.Error(), "--calibration: "+cal+`: calibration: no "threshold"`) {
+			t.Fatalf("a calibration without its threshold: %v", err)
+		}
+	})
 	t.Run("error", func(t *testing.T) {
 		_, err := run(t, "rank", "--input", in, "--empty", "error")
 		if err == nil || !strings.Contains(err.Error(), `q.jsonl:1: question "q1": candidate 0 (id "s0"): empty text`) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -15,21 +14,6 @@ import (
 	"github.com/as2/as2/serve"
 	"github.com/as2/as2/trigger"
 )
-
-// readJSONFile decodes one JSON value from path, rejecting unknown fields.
-func readJSONFile(path string, v any) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
 
 // addIndex loads the index file of one --index NAME=FILE value into srv,
 // with as2 search's loader: the same checks, the same question encoder.
@@ -223,8 +207,8 @@ accepting and finishes in-flight requests within --grace.`,
 				if !ok {
 					return fmt.Errorf("--calibration %q: want NAME=FILE (from as2 trigger --out)", spec)
 				}
-				var c trigger.Calibration
-				if err := readJSONFile(file, &c); err != nil {
+				c, err := trigger.LoadCalibration(file)
+				if err != nil {
 					return fmt.Errorf("--calibration %s: %w", spec, err)
 				}
 				if err := srv.Calibrate(name, c); err != nil {

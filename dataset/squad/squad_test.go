@@ -98,6 +98,29 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
+// FuzzReadParagraphs: ReadParagraphs, the reader of as2 data reqa, never
+// panics, and every answer start it returns lies in its paragraph.
+func FuzzReadParagraphs(f *testing.F) {
+	f.Add(small)
+	f.Add(`{"data": [{"paragraphs": [{"context": "a. b.", "qas": [{"id": "x", "question": "q", "answers": [{"text": "b", "answer_start": 3}]}]}]}]}`)
+	f.Add(`{"data": [{"paragraphs": [{"context": "é. b.", "qas": [{"id": "x", "question": "q", "answers": [{"text": "b", "answer_start": 3}]}]}]}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := ReadParagraphs(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			for _, q := range p.Questions {
+				for _, at := range q.AnswerStarts {
+					if at < 0 || at >= len(p.Context) {
+						t.Fatalf("question %q: answer start %d outside a paragraph of %d bytes", q.ID, at, len(p.Context))
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestDevV11 reads the official SQuAD v1.1 dev zip: 10,570 questions, each
 // with at least one positive sentence (v1.1 has no unanswerable questions).
 func TestDevV11(t *testing.T) {

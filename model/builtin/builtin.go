@@ -3,7 +3,6 @@ package builtin
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -71,8 +70,8 @@ func Calibration() trigger.Calibration { return calibrated() }
 
 // calibrated decodes calibration.json once.
 var calibrated = sync.OnceValue(func() trigger.Calibration {
-	var c trigger.Calibration
-	if err := json.Unmarshal(calibration, &c); err != nil {
+	c, err := trigger.ReadCalibration(bytes.NewReader(calibration))
+	if err != nil {
 		// The file is part of the source: a bad one fails TestCalibration.
 		panic("builtin: calibration.json: " + err.Error())
 	}

@@ -1,11 +1,14 @@
-// Package modelfile round-trips models through their file format for the
-// tests of the architectures.
+// Package modelfile round-trips models through their file format, and
+// fuzzes its reader, for the tests of the architectures.
 package modelfile
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"testing"
 
+	"github.com/as2/as2/internal/testkit/tinydata"
 	"github.com/as2/as2/model"
 )
 
@@ -22,4 +25,27 @@ func RoundTrip(t testing.TB, m model.Model) model.Model {
 		t.Fatal(err)
 	}
 	return back
+}
+
+// Fuzz is the body of an architecture's FuzzRead: seeded with the files of
+// models (each written as model.Write and as model.WriteInt8 write it), it
+// feeds model.Read mutated files. A file may be refused, never panic; one
+// that loads must score tinydata's question without panicking.
+func Fuzz(f *testing.F, seeds ...model.Model) {
+	for _, m := range seeds {
+		for _, write := range []func(io.Writer, model.Model) error{model.Write, model.WriteInt8} {
+			var buf bytes.Buffer
+			if err := write(&buf, m); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(buf.Bytes())
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := model.Read(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		_, _ = m.Score(context.Background(), tinydata.Question())
+	})
 }

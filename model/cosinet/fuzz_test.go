@@ -1,0 +1,17 @@
+package cosinet
+
+import (
+	"testing"
+
+	"github.com/as2/as2/internal/testkit/modelfile"
+	"github.com/as2/as2/model"
+)
+
+// FuzzRead feeds model.Read mutated Cosinet files, one of each RNN kind.
+func FuzzRead(f *testing.F) {
+	var seeds []model.Model
+	for _, rnn := range RNNKinds {
+		seeds = append(seeds, tiny(f, tinyHyper(rnn), 3))
+	}
+	modelfile.Fuzz(f, seeds...)
+}

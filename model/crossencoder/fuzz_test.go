@@ -1,0 +1,21 @@
+package crossencoder
+
+import (
+	"testing"
+
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/internal/testkit/modelfile"
+	"github.com/as2/as2/internal/testkit/tinydata"
+)
+
+// FuzzRead feeds model.Read mutated cross-encoder files: over USE-Lite
+// (with exact-match marks) and over an imported BERT classifier.
+func FuzzRead(f *testing.F) {
+	h := Recipe()
+	h.ExactMatch = true
+	benc, err := bert.LoadEncoder(tinydata.BERTDir(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	modelfile.Fuzz(f, mustNew(f, h, tinydata.USELite(f, 1)), mustNew(f, Recipe(), benc))
+}
