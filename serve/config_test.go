@@ -11,7 +11,7 @@ import (
 func TestDecodeConfig(t *testing.T) {
 	for _, c := range []struct {
 		name, in, err string
-		check        func(*Config) bool
+		check         func(*Config) bool
 	}{
 		{"empty", "", "", func(c *Config) bool { return c.Addr == "" && c.Rankers == nil }},
 		{"full", "addr: 127.0.0.1:9\nrankers: {bm25: bm25}\nlimits: {timeout: 2s, queue: 3}\ndrain: 1s\n", "",
