@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Alternatives to the built-in ranker's blend on the cross-dataset protocol
-# (issue 14; README "The built-in ranker"), after scripts/default-model.sh
+# (issue 14; docs/builtin-model.md, "Other blend forms, held out"), after scripts/default-model.sh
 # has trained the held-out variants and scripts/default-heldout.sh dev has
 # written their dev sets: dumps every ranker's raw scores on the held-out dev
 # and test sets once (as2 rank --raw-scores; most of the time goes to the

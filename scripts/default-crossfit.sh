@@ -13,7 +13,7 @@
 #                                         TAG=$TAG scripts/default-heldout.sh
 #                                         dev|test scores them
 #
-# The form lost by its rule (README, "Cross-fitted weights"), so nothing
+# The form lost by its rule (docs/builtin-model.md, "Cross-fitted weights"), so nothing
 # here writes the built-in blend.
 #
 # Dev sets: WikiQA dev answered and TrecQA clean dev as default-model.sh

@@ -31,7 +31,7 @@
 # TRAIN, not TRAIN-ALL: TRAIN-ALL replaces every number by "<num>" (30,624
 # times), which no user's text does, and numbers are what "when" and "how
 # many" questions look for. Models go to $OUT/VARIANT.as2. TRAIN_FLAGS adds
-# as2 train flags (the README's exact-match study: TRAIN_FLAGS=--exact-match
+# as2 train flags (the exact-match study of docs/builtin-model.md: TRAIN_FLAGS=--exact-match
 # OUT=out/xm).
 set -euo pipefail
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
