@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/as2/as2/internal/testkit/tinydata"
@@ -48,4 +50,14 @@ func Fuzz(f *testing.F, seeds ...model.Model) {
 		}
 		_, _ = m.Score(context.Background(), tinydata.Question())
 	})
+}
+
+// Seeds builds a model from seed 1 for each of hypers, in name order, for
+// Fuzz: build is an architecture's tiny-model constructor.
+func Seeds[H any, M model.Model](tb testing.TB, hypers map[string]H, build func(testing.TB, H, uint64) M) []model.Model {
+	var out []model.Model
+	for _, name := range slices.Sorted(maps.Keys(hypers)) {
+		out = append(out, build(tb, hypers[name], 1))
+	}
+	return out
 }
