@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 )
 
 // ReadCalibration reads a calibration as as2 trigger --out writes it:
 // {"a": A, "b": B, "threshold": T}. Every field must be there (a missing
 // one would silently read as 0, which answers everything), nothing else
-// may be, and T must be a probability.
+// may be, and T must be a probability. (JSON has no NaN or infinity, so a
+// and b are finite.)
 func ReadCalibration(r io.Reader) (Calibration, error) {
 	var raw struct {
 		A, B, Threshold *float64
@@ -34,11 +34,8 @@ func ReadCalibration(r io.Reader) (Calibration, error) {
 		}
 	}
 	c := Calibration{A: *raw.A, B: *raw.B, Threshold: *raw.Threshold}
-	if !(c.Threshold >= 0 && c.Threshold <= 1) {
+	if c.Threshold < 0 || c.Threshold > 1 {
 		return Calibration{}, fmt.Errorf("calibration: threshold %v is not a probability in [0, 1]", c.Threshold)
-	}
-	if math.IsInf(c.A, 0) || math.IsInf(c.B, 0) {
-		return Calibration{}, errors.New("calibration: a and b must be finite")
 	}
 	return c, nil
 }
