@@ -29,11 +29,7 @@ func tinyHypers() map[string]Hyper {
 // tiny builds a model over the tiny vectors, failing t on an error.
 func tiny(t testing.TB, h Hyper, seed uint64) *Model {
 	t.Helper()
-	m, err := New(h, tinydata.Static[float32](t), seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return tinydata.Model(t, New, h, seed)
 }
 
 func TestValidate(t *testing.T) {

@@ -44,6 +44,18 @@ func Static[T nn.Float](t testing.TB) *encoder.Static[T] {
 	return enc
 }
 
+// Model builds an architecture's model with its constructor over Static's
+// float32 vectors, failing t on an error: the tiny models of the
+// architectures' unit tests.
+func Model[H, M any](t testing.TB, newModel func(H, encoder.Encoder[float32], uint64) (M, error), h H, seed uint64) M {
+	t.Helper()
+	m, err := newModel(h, Static[float32](t), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // Projected is an encoder with weights: Static's vectors through a linear
 // layer ("proj.weight", "proj.bias"), for the gradient checks of models
 // that fine-tune their encoder. Layers added to Params are its too.
