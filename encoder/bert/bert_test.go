@@ -142,7 +142,7 @@ func TestConformance(t *testing.T) {
 
 // copyDir copies the tiny checkpoint into a temporary directory that a
 // test may alter.
-func copyDir(t *testing.T, name string) string {
+func copyDir(t testing.TB, name string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"config.json", "model.safetensors"} {

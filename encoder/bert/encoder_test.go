@@ -34,16 +34,7 @@ func tinyVocab() []string {
 // vocab.txt.
 func tinyDir(t testing.TB, name string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"config.json", "model.safetensors"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := copyDir(t, name)
 	if err := os.WriteFile(filepath.Join(dir, "vocab.txt"), []byte(strings.Join(tinyVocab(), "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
