@@ -152,9 +152,14 @@ func (d Distilled) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *datase
 	if !scored { // every candidate empty: the teacher prefers none
 		return loss
 	}
-	target := tp.Softmax(tp.Const(nn.FromSlice(soft))).Value.Data // a constant: nothing to record
-	kl := tp.KLDiv(tp.Scale(scores, 1/temp), target)
-	return tp.Add(loss, tp.Scale(kl, d.Weight*temp*temp))
+	return tp.Add(loss, tp.Scale(distillKL(tp, scores, soft, temp), d.Weight*temp*temp))
+}
+
+// distillKL is KL(softmax(t) ‖ softmax(s/temp)), t the teacher's scores
+// already divided by temp (−Inf: a candidate the teacher does not score).
+func distillKL(tp *nn.Tape[float32], s *nn.Var[float32], t []float32, temp float64) *nn.Var[float32] {
+	target := tp.Softmax(tp.Const(nn.FromSlice(t))).Value.Data // a constant: nothing to record
+	return tp.KLDiv(tp.Scale(s, 1/temp), target)
 }
 
 // mixed reports whether every candidate of q is labelled and q has at least

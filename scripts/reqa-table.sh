@@ -34,6 +34,9 @@
 # (default ./as2); ONLY a regex of the rows to run; FROM the first seed to
 # run (default 1), so that two tables run different seeds side by side;
 # LOGS a folder to keep each run's training log in (its dev MRR per epoch).
+# TEACHER is the ranker the distilled row learns from (--distill): one
+# trained without the condition's test questions, such as the built-in
+# recipe's no-SQuAD blend for full (results/reqa-distill.md).
 set -euo pipefail
 cond=${1:?usage: scripts/reqa-table.sh test-half|full|test-half-dev [seeds] [as2 train flags...]}
 seeds=${2:-3}
@@ -79,6 +82,9 @@ source "$(dirname "$0")/table-lib.sh"
 
 run() {
   local name=$1 flags=$2 seed=$3 m="$work/m.as2" start secs json
+  if [[ $flags == *@TEACHER@* ]]; then
+    flags=${flags//@TEACHER@/${TEACHER:?the distilled row needs TEACHER, a ranker trained without the test questions: for full, out/default/no-squad-blend-E.json (scripts/default-model.sh no-squad, then TAG=-E scripts/default-heldout.sh dev); for test-half, builtin}}
+  fi
   if [ ! -f "$work/pool.jsonl" ]; then prepare; fi
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
@@ -125,6 +131,7 @@ ENDX-USE-Lite fine-tuned, GAM at T 50 (2 epochs)|--encoder use-lite --layer none
 ENDX-USE-Lite fine-tuned, warm-up, GAM at T 50, --alpha-ga 0.1 (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-start 1 --gam-ramp 0.5 --gam-temperature 50 --alpha-ga 0.1
 ENDX-USE-Lite fine-tuned, cross side scaled and at 250x the rate, warm-up (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-start 1 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250
 ENDX-USE-Lite fine-tuned, residual cross side (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250 --cross-residual
+Dual-USE-Lite fine-tuned, distilled from the built-in recipe's ranker (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --distill @TEACHER@ --distill-weight 1 --distill-temperature 2 --distill-candidates 8
 ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-temperature 1 --gam-aq 0
 ENDX-LSTM, --gam-qa 0|--layer bilstm --endx --gam-temperature 1 --gam-qa 0
 ENDX-LSTM, --gam-qq 0|--layer bilstm --endx --gam-temperature 1 --gam-qq 0

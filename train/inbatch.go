@@ -30,7 +30,8 @@ type InBatchModel interface {
 // InBatchOptions control InBatch: Options (its Objective is unused; Batch
 // is the number of pairs per step, which are also each other's negatives;
 // Workers is unused: a batch is one computation), the in-batch objective,
-// and an optional retrieval dev measure.
+// and an optional retrieval dev measure. An InBatch objective that is a
+// model.BatchObjective is bound to each batch's pairs before its loss.
 type InBatchOptions struct {
 	Options
 	// InBatch is the objective over a batch's [B, B] scores (default:
@@ -158,7 +159,19 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 			}
 			grads.Zero()
 			tp.Reset()
-			l, err := m.InBatchLoss(tp, batch, obj, float64(epoch-1)+float64(done)/float64(len(pairs)))
+			bobj, bound := obj, model.BoundObjective(nil)
+			if bo, ok := obj.(model.BatchObjective); ok {
+				bp := make([]model.Pair, len(b))
+				for i, j := range b {
+					bp[i] = pairs[j]
+				}
+				bound = bo.ForBatch(ctx, bp)
+				bobj = bound
+			}
+			l, err := m.InBatchLoss(tp, batch, bobj, float64(epoch-1)+float64(done)/float64(len(pairs)))
+			if err == nil && bound != nil {
+				err = bound.Err()
+			}
 			if err != nil {
 				return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 			}

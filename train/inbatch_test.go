@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/as2/as2/dataset"
@@ -84,6 +85,10 @@ func TestInBatchErrors(t *testing.T) {
 		{"dev retrieval", func(o *train.InBatchOptions) {
 			o.DevRetrieval = func(context.Context) (float64, error) { return 0, errors.New("no pool") }
 		}, tinyPairs, "no pool"},
+		{"teacher", func(o *train.InBatchOptions) {
+			o.InBatch = model.InBatchDistilled{Base: model.InBatchSoftmax, Weight: 1, Candidates: 2,
+				Teacher: func(context.Context, string, []string) ([]float64, error) { return nil, errors.New("teacher down") }}
+		}, tinyPairs, "teacher down"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := ok
@@ -98,6 +103,43 @@ func TestInBatchErrors(t *testing.T) {
 	cancel()
 	if _, err := train.InBatch(ctx, tinyDual(t, false), tinyPairs, ok); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: error %v", err)
+	}
+}
+
+// TestInBatchDistilled trains the tiny dual encoder with a teacher: the
+// teacher is asked for each trained pair's question, the loss falls, and
+// ENDX, whose cross side is already a teacher, refuses a second.
+func TestInBatchDistilled(t *testing.T) {
+	var asked int
+	var mu sync.Mutex
+	teacher := func(_ context.Context, q string, as []string) ([]float64, error) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		out := make([]float64, len(as))
+		for i, a := range as {
+			if strings.Contains(a, strings.Fields(q)[len(strings.Fields(q))-1]) {
+				out[i] = 2
+			}
+		}
+		return out, nil
+	}
+	obj := model.InBatchDistilled{Base: model.InBatchSoftmax, Teacher: teacher, Weight: 1, Temperature: 2, Candidates: 3}
+	var losses []float64
+	opts := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 40, LR: 0.05, Batch: 4}, Seed: 1,
+		EpochEnd: func(r train.EpochResult) { losses = append(losses, r.Loss) }}, InBatch: obj}
+	sum, err := train.InBatch(context.Background(), tinyDual(t, false), tinyPairs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != sum.Pairs {
+		t.Errorf("the teacher was asked %d times for %d trained pairs", asked, sum.Pairs)
+	}
+	if !(losses[len(losses)-1] < 0.5*losses[0]) {
+		t.Errorf("loss went from %v to %v", losses[0], losses[len(losses)-1])
+	}
+	if _, err := train.InBatch(context.Background(), tinyDual(t, true), tinyPairs, opts); err == nil || !strings.Contains(err.Error(), "ENDX") {
+		t.Errorf("ENDX with a teacher: error %v, want one about ENDX", err)
 	}
 }
 

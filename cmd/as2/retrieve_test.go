@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,12 +145,17 @@ func TestTrainDualRetrieve(t *testing.T) {
 	for _, args := range [][]string{
 		{"--layer", "bilstm", "--hidden", "4", "--dev-path", data},
 		{"--layer", "gru", "--hidden", "4", "--pool", "mean", "--shared", "--dev-pool", pool, "--dev-split", "none"},
+		{"--layer", "gru", "--hidden", "4", "--distill", "bm25", "--distill-candidates", "3", "--dev-split", "none"},
 		{"--layer", "transformer", "--hidden", "8", "--heads", "2", "--t-layers", "1", "--endx", "--cross-heads", "2", "--gam-qq", "0", "--dev-split", "none"},
 	} {
 		full := append([]string{"train", "--arch", "dual", "--objective", "in-batch-softmax", "--dataset", "jsonl", "--path", data, "--embeddings", vectors,
 			"--embeddings-format", "glove", "--epochs", "2", "--batch", "8", "--out", m}, args...)
 		out, err := run(t, full...)
-		if err != nil || !strings.Contains(out, "trained dual") || !strings.Contains(out, "in-batch-softmax") {
+		obj := "in-batch-softmax"
+		if slices.Contains(args, "--distill") {
+			obj += "+distilled"
+		}
+		if err != nil || !strings.Contains(out, "trained dual") || !strings.Contains(out, obj) {
 			t.Fatalf("as2 %s: %v\n%s", strings.Join(full, " "), err, out)
 		}
 	}
@@ -198,13 +204,16 @@ func TestTrainDualRetrieve(t *testing.T) {
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--also", "wikiqa"), `--also "wikiqa": want DATASET:SPLIT`},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--batch", "1"), "at least 2 pairs"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--endx", "--hidden", "5", "--cross-heads", "3"), "cross-attention heads"},
-		{append(base, "--distill-weight", "2"), "--distill-weight and --distill-temperature are for --distill"},
+		{append(base, "--distill-weight", "2"), "--distill-weight, --distill-temperature and --distill-candidates are for --distill"},
 		{append(base, "--distill", "wo", "--distill-weight", "0"), "--distill-weight 0: want more than 0"},
 		{append(base, "--score-scale", "0"), "--score-scale 0: want more than 0"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--score-scale", "20"), "--score-scale: not with the in-batch objective"},
 		{append(base, "--distill", "wo", "--distill-temperature", "-1"), "--distill-temperature -1"},
 		{append(base, "--distill", filepath.Join(dir, "none.as2")), "none.as2"},
-		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo"), "--distill: not with the in-batch objective"},
+		{append(base, "--distill-candidates", "4"), "--distill-candidates are for --distill"},
+		{append(base, "--distill", "wo", "--distill-candidates", "4"), "--distill-candidates is for the in-batch objectives"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo", "--distill-candidates", "1"), "--distill-candidates 1: want 0"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo", "--endx", "--hidden", "4", "--cross-heads", "2"), "ENDX and the in-batch objective in-batch-softmax+distilled"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--negatives", "2"), "--negatives: not with the in-batch objective"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers for an index"},
 		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +54,7 @@ type trainCmd struct {
 	// Distillation: a teacher ranker and the KL term's weight and temperature.
 	distill                    string
 	distillWeight, distillTemp float64
+	distillCandidates          int
 	// scoreScale multiplies the scores before a candidate objective.
 	scoreScale float64
 	// owners maps each architecture flag to the architectures that have it.
@@ -89,6 +92,9 @@ MAP (early stopping, as the Comp-Clip paper does).`,
   as2 train --arch compclip --clusters 8 --dataset wikiqa --out cc.as2
   as2 train --arch compclip --dataset squad --train-split dev --dev-split none --out squad.as2
   as2 train --init squad.as2 --dataset wikiqa --out tl.as2
+  as2 train --arch dual --objective in-batch-softmax --dataset wikiqa --also trecqa:train-all \
+    --encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 \
+    --distill builtin --distill-temperature 2 --out dual.as2
   as2 eval --model m.as2 --dataset wikiqa --split test`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return t.exec(cmd) },
@@ -121,9 +127,10 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.devPool, "dev-pool", "", "in-batch objectives: ReQA pool (as2 data reqa) whose retrieval MRR is measured after each epoch and, with --keep-best, selects the epoch")
 	fs.BoolVar(&t.listwise, "listwise", false, "shorthand for --objective listwise")
 	fs.Float64Var(&t.scoreScale, "score-scale", 1, "multiply the model's scores by this before --objective (pointwise, listwise, triplet): a model that scores by cosine, in [-1, 1], such as has, gives listwise too flat a softmax to learn from; 10 to 20 sharpens it, as dual's --scale does for the in-batch softmax")
-	fs.StringVar(&t.distill, "distill", "", "teacher: a model file (or builtin, or a rule-based ranker) whose scores of each training question's candidates the model also learns, by the KL divergence of their softmaxes (Hinton et al. 2015), added to --objective")
+	fs.StringVar(&t.distill, "distill", "", "teacher: a model file (or builtin, or a rule-based ranker) whose scores of each training question's candidates the model also learns, by the KL divergence of their softmaxes (Hinton et al. 2015), added to --objective; with an in-batch objective, its scores of each question's own answer and the model's hardest other answers of the batch (--distill-candidates)")
 	fs.Float64Var(&t.distillWeight, "distill-weight", 1, "with --distill: the KL term's weight")
 	fs.Float64Var(&t.distillTemp, "distill-temperature", 1, "with --distill: the softmaxes' temperature (scores are divided by it; cosine scores, in [-1, 1], want about 0.1)")
+	fs.IntVar(&t.distillCandidates, "distill-candidates", 8, "with --distill and an in-batch objective: answers the teacher scores per question, its own and the model's hardest others of the batch (0: the whole batch, which costs the teacher batch² pairs a step)")
 	t.owners = declareArchFlags(fs)
 	o := &t.opts
 	fs.IntVar(&o.Epochs, "epochs", 0, "passes over the training questions (default: the architecture's: cosinet 3, ca and compclip 5)")
@@ -350,13 +357,15 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	} else if len(t.also) > 0 || t.devPool != "" {
 		return fmt.Errorf("--also and --dev-pool are for the in-batch objectives (%s), not --objective %s", strings.Join(model.InBatchObjectives, ", "), t.objective)
 	}
-	if t.distill == "" && (fs.Changed("distill-weight") || fs.Changed("distill-temperature")) {
-		return fmt.Errorf("--distill-weight and --distill-temperature are for --distill (a teacher model)")
+	if t.distill == "" && (fs.Changed("distill-weight") || fs.Changed("distill-temperature") || fs.Changed("distill-candidates")) {
+		return fmt.Errorf("--distill-weight, --distill-temperature and --distill-candidates are for --distill (a teacher model)")
 	}
 	if t.distill != "" {
 		switch {
-		case t.inBatch != nil:
-			return fmt.Errorf("--distill: not with the in-batch objective %s (it scores a question's candidates; %s scores a batch)", t.objective, t.objective)
+		case t.inBatch == nil && fs.Changed("distill-candidates"):
+			return fmt.Errorf("--distill-candidates is for the in-batch objectives (%s), not --objective %s", strings.Join(model.InBatchObjectives, ", "), t.objective)
+		case t.distillCandidates == 1 || t.distillCandidates < 0:
+			return fmt.Errorf("--distill-candidates %d: want 0 (the whole batch) or at least 2 (a question's own answer and one other)", t.distillCandidates)
 		case !(t.distillWeight > 0 && t.distillWeight <= 1e3):
 			return fmt.Errorf("--distill-weight %v: want more than 0, at most 1000", t.distillWeight)
 		case !(t.distillTemp > 0 && t.distillTemp <= 1e3):
@@ -449,7 +458,12 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.distill != "" {
+	switch {
+	case t.distill != "" && t.inBatch != nil:
+		if t.inBatch, err = t.distilledInBatch(); err != nil {
+			return nil, nil, err
+		}
+	case t.distill != "":
 		if t.opts.Objective, err = t.distilled(cmd, trainQs); err != nil {
 			return nil, nil, err
 		}
@@ -542,6 +556,29 @@ func (t *trainCmd) progressBar(w io.Writer) *progressbar.ProgressBar {
 	}
 	return progressbar.NewOptions(1, progressbar.OptionSetWriter(w), progressbar.OptionSetPredictTime(true),
 		progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond))
+}
+
+// distilledInBatch is the in-batch objective with --distill's teacher,
+// which scores each batch's questions against their hardest answers as
+// training goes (model.InBatchDistilled).
+func (t *trainCmd) distilledInBatch() (model.InBatchObjective, error) {
+	teacher, err := openRanker("--distill", t.distill)
+	if err != nil {
+		return nil, err
+	}
+	return model.InBatchDistilled{
+		Base: t.inBatch,
+		Teacher: func(ctx context.Context, question string, answers []string) ([]float64, error) {
+			q := &dataset.Question{ID: "distill", Text: question, Candidates: make([]dataset.Candidate, len(answers))}
+			for i, a := range answers {
+				q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: a, Position: i, Label: dataset.Unlabeled}
+			}
+			return teacher.Score(ctx, q)
+		},
+		Weight:      t.distillWeight,
+		Temperature: t.distillTemp,
+		Candidates:  t.distillCandidates,
+	}, nil
 }
 
 // distilled is the objective with --distill's teacher: the teacher scores

@@ -83,4 +83,10 @@
 // constant) plus a gated cross-attention vector, the gate starting at 0:
 // the cross side then starts as the dual side's geometry, where GAM's KL is
 // 0, and L_cross trains only what the cross-attention adds to it.
+//
+// A trained ranker can be the teacher instead of a cross side trained
+// alongside: model.InBatchDistilled, as2's variant of GAM's a|q term,
+// scores each question's answer and its hardest in-batch answers with
+// any rank.Ranker (as2 train --distill). With ENDX the loss is refused,
+// since the cross side would learn from the teacher as well.
 package dual

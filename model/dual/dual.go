@@ -562,6 +562,11 @@ func (m *Model) InBatchLoss(tp *nn.Tape[float32], batch []model.PairInput, obj m
 	if len(batch) == 0 {
 		return nil, fmt.Errorf("an empty batch")
 	}
+	if _, ok := obj.(model.BoundObjective); ok && m.x != nil {
+		// obj scores the cross side's matrix too: a teacher would teach
+		// both sides, and score each batch twice.
+		return nil, fmt.Errorf("ENDX and the in-batch objective %s: give one teacher, the cross side or the distilled one", obj.Name())
+	}
 	ps := make([]*pair[float32], len(batch))
 	for i, in := range batch {
 		p, ok := in.(*pair[float32])
