@@ -36,11 +36,12 @@ type InBatchTeacher func(ctx context.Context, question string, answers []string)
 
 // InBatchDistilled is Base plus knowledge distillation from a teacher
 // over the batch (as2's variant of the ENDX paper's a|q alignment, Eq.
-// 7-11, with a trained cross-encoder for its cross side): for each
-// question i, Weight · T² · KL(softmax(t/T) ‖ softmax(s/T)) over its own
-// answer and the Candidates−1 other answers of the batch the model scores
-// highest (given to the teacher in the model's order, positions 0 on), t the teacher's scores of those answers and s the model's,
-// averaged over the batch. Scoring only the model's hardest answers keeps
+// 7-11, with a trained ranker for its cross side): for each question i,
+// Weight · T² · KL(softmax(t/T) ‖ softmax(s/T)) over its own answer and
+// the Candidates−1 other answers of the batch the model scores highest
+// (given to the teacher in the model's order, positions 0 on), t the
+// teacher's scores of those answers and s the model's, averaged over the
+// batch. Scoring only the model's hardest answers keeps
 // the teacher's cost at B·Candidates pairs a batch instead of B², and
 // those answers are where the model's softmax has its mass, so where
 // the teacher's view of them teaches most. Candidates 0 scores all B.
