@@ -159,16 +159,17 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 			}
 			grads.Zero()
 			tp.Reset()
-			bobj, bound := obj, model.BoundObjective(nil)
+			stepObj := obj
+			var bound model.BoundObjective
 			if bo, ok := obj.(model.BatchObjective); ok {
 				bp := make([]model.Pair, len(b))
 				for i, j := range b {
 					bp[i] = pairs[j]
 				}
 				bound = bo.ForBatch(ctx, bp)
-				bobj = bound
+				stepObj = bound
 			}
-			l, err := m.InBatchLoss(tp, batch, bobj, float64(epoch-1)+float64(done)/float64(len(pairs)))
+			l, err := m.InBatchLoss(tp, batch, stepObj, float64(epoch-1)+float64(done)/float64(len(pairs)))
 			if err == nil && bound != nil {
 				err = bound.Err()
 			}
