@@ -33,7 +33,9 @@
 # stopped, and REPORT=1 prints it without training. AS2 is the binary
 # (default ./as2); ONLY a regex of the rows to run; FROM the first seed to
 # run (default 1), so that two tables run different seeds side by side;
-# LOGS a folder to keep each run's training log in (its dev MRR per epoch).
+# LOGS a folder to keep each run's training log in (its dev MRR per epoch);
+# MODELS a folder to keep each trained model in (for hybrid retrieval or
+# reranking after the table; otherwise they are deleted).
 # TEACHER is the ranker the distilled row learns from (--distill): one
 # trained without the condition's test questions, such as the built-in
 # recipe's no-SQuAD blend for full (results/reqa-distill.md); without it
@@ -81,6 +83,9 @@ esac
 # shellcheck source=scripts/table-lib.sh
 source "$(dirname "$0")/table-lib.sh"
 
+# slug NAME is a row's name as a file name.
+slug() { tr -c 'A-Za-z0-9\n' _ <<<"$1"; }
+
 run() {
   local name=$1 flags=$2 seed=$3 m="$work/m.as2" start secs json
   if [[ $flags == *@TEACHER@* ]]; then
@@ -101,7 +106,11 @@ run() {
   secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.0f", e-s}')
   if [ -n "${LOGS:-}" ]; then
     mkdir -p "$LOGS"
-    cp "$work/log" "$LOGS/$(tr -c 'A-Za-z0-9\n' _ <<<"$name")-$seed.log"
+    cp "$work/log" "$LOGS/$(slug "$name")-$seed.log"
+  fi
+  if [ -n "${MODELS:-}" ]; then
+    mkdir -p "$MODELS"
+    cp "$m" "$MODELS/$(slug "$name")-$seed.as2"
   fi
   json=$("$as2" retrieve eval --pool "$work/pool.jsonl" --retriever "$m" --format json 2>"$work/log") || { cat "$work/log" >&2; exit 1; }
   python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print("\t".join([sys.argv[2], sys.argv[3], str(r["mrr"])] + [str(x) for x in r["r_at"][:3]] + [sys.argv[4]]))' \
