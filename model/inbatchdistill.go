@@ -86,10 +86,7 @@ func (b *boundDistilled) Loss(tp *nn.Tape[float32], sim *nn.Var[float32]) *nn.Va
 		b.err = fmt.Errorf("in-batch distillation: a %dx%d score matrix for %d pairs", n, m, len(b.pairs))
 		return loss
 	}
-	temp := b.Temperature
-	if temp <= 0 {
-		temp = 1
-	}
+	temp := distillTemperature(b.Temperature)
 	cols := make([][]int, n)
 	for i := range n {
 		cols[i] = hardest(sim.Value.Data[i*n:(i+1)*n], i, b.Candidates)

@@ -139,10 +139,7 @@ func (d Distilled) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *datase
 	if len(t) != scores.Value.Len() {
 		panic(fmt.Sprintf("model: Distilled: %d teacher scores for %d candidates", len(t), scores.Value.Len()))
 	}
-	temp := d.Temperature
-	if temp <= 0 {
-		temp = 1
-	}
+	temp := distillTemperature(d.Temperature)
 	soft := make([]float32, len(t))
 	scored := false
 	for i, v := range t {
@@ -153,6 +150,14 @@ func (d Distilled) Loss(tp *nn.Tape[float32], scores *nn.Var[float32], q *datase
 		return loss
 	}
 	return tp.Add(loss, tp.Scale(distillKL(tp, scores, soft, temp), d.Weight*temp*temp))
+}
+
+// distillTemperature is a distillation's temperature T: 0 or less means 1.
+func distillTemperature(t float64) float64 {
+	if t <= 0 {
+		return 1
+	}
+	return t
 }
 
 // distillKL is KL(softmax(t) ‖ softmax(s/temp)), t the teacher's scores
