@@ -11,12 +11,14 @@
 // int8 (as2 quantize), which makes the embedded file a quarter of the
 // float32 model's size; the README gives both files' accuracy.
 //
-// Ranker blends the model's score with three lexical rankers (wo,
-// idf-overlap and bm25 of package rank), weights fitted listwise on WikiQA
-// dev and TrecQA dev by as2 tune blend (blend.json). The blend was chosen
-// over the model alone on the cross-dataset protocol: models trained with
-// one benchmark held out ranked that benchmark's dev questions better
-// blended (README, "The built-in model").
+// Ranker blends the model's score with rule-based rankers of package rank
+// (blend.json: word overlap, plain and stemmed; IDF-weighted overlap of
+// stems; and answer-type, the answer's kind), weights fitted listwise on
+// WikiQA dev and TrecQA dev with none below 0 by as2 tune blend. The blend
+// and its form were chosen on the cross-dataset protocol: models trained
+// with one benchmark held out ranked that benchmark's dev questions better
+// blended (README, "The built-in model"; docs/builtin-model.md has the
+// forms that were not shipped).
 //
 // Calibration turns its scores into probabilities that the sentence
 // answers (Platt scaling on the WikiQA dev questions, all of them, as2
