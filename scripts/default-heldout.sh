@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The cross-dataset protocol of the built-in model (issue 14), after
 # scripts/default-model.sh has trained its variants: each model trained with
-# one dataset held out is tested on that dataset alone, as the cross-encoder
-# and as a listwise blend with the shipped blend's rule-based rankers (as2
-# tune blend, fitted on the dev sets of the datasets the variant trained on).
+# one dataset held out is tested on that dataset alone, as each of its two
+# models and as the shipped blend's form (default-lib.sh's fit_blend, on the
+# dev sets of the datasets the variant trained on).
 #
 #   scripts/default-heldout.sh dev    choose: the held-out datasets' dev sets
 #                                     (SQuAD: the first 1,000 questions of
@@ -24,15 +24,13 @@ as2=${AS2:-./as2}
 out=${OUT:-out/default}
 stage=${1:-dev}
 # shellcheck source=scripts/default-lib.sh
-source "$(dirname "$0")/default-lib.sh" # lexical, blend_flags
+source "$(dirname "$0")/default-lib.sh" # lexical, blend_flags, fit_blend
 tag=${TAG:-}
 
 # blend VARIANT DEVFILE fits the variant's blend once.
 blend() {
   local v=$1 dev=$2
-  # shellcheck disable=SC2086 # $blend_flags: flags, split on spaces
-  [ -s "$out/$v-blend$tag.json" ] || "$as2" tune blend --listwise $blend_flags --rankers "$out/$v.as2,$lexical" \
-    --dataset jsonl --path "$dev" --out "$out/$v-blend$tag.json" >&2
+  [ -s "$out/$v-blend$tag.json" ] || fit_blend "$out/$v.as2" "$out/$v-dual.as2" "$dev" "$out/$v-pair$tag.json" "$out/$v-blend$tag.json"
 }
 blend no-wikiqa "$out/trecqa-dev.jsonl"
 blend no-trecqa "$out/wikiqa-dev.jsonl"
@@ -56,8 +54,8 @@ else
     "no-trecqa|TrecQA clean test|--dataset trecqa --split test"
     "no-squad|SQuAD-sent test half|--dataset squad --split test")
 fi
-echo "| held out | trained on | cross-encoder | blend | bm25 | bm25-stem | wo+rr |"
-echo "|---|---|---|---|---|---|---|"
+echo "| held out | trained on | cross-encoder | dual encoder | blend | bm25 | bm25-stem | wo+rr |"
+echo "|---|---|---|---|---|---|---|---|"
 for s in "${sets[@]}"; do
   IFS='|' read -r v name flags <<<"$s"
   read -r -a fl <<<"$flags"
@@ -66,7 +64,7 @@ for s in "${sets[@]}"; do
   no-trecqa) trained="WikiQA + SQuAD" ;;
   no-squad) trained="WikiQA + TrecQA" ;;
   esac
-  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$trained" "$(cell --model "$out/$v.as2" "${fl[@]}")" \
-    "$(cell --model "$out/$v-blend$tag.json" "${fl[@]}")" "$(cell --ranker bm25 "${fl[@]}")" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$trained" "$(cell --model "$out/$v.as2" "${fl[@]}")" \
+    "$(cell --model "$out/$v-dual.as2" "${fl[@]}")" "$(cell --model "$out/$v-blend$tag.json" "${fl[@]}")" "$(cell --ranker bm25 "${fl[@]}")" \
     "$(cell --ranker bm25-stem "${fl[@]}")" "$(cell --ranker wo+rr "${fl[@]}")"
 done

@@ -5,6 +5,17 @@
 # $BLEND_FLAGS, else --non-negative, as the shipped blend was fitted (set
 # BLEND_FLAGS empty for none).
 # shellcheck shell=bash disable=SC2034 # both are read by the scripts that source this
-lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["rankers"][1:]))' \
+lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(r for r in json.load(open(sys.argv[1]))["rankers"] if not r.endswith(".as2")))' \
   "$(dirname "${BASH_SOURCE[0]}")/../model/builtin/blend.json")}
 blend_flags=${BLEND_FLAGS---non-negative}
+
+# fit_blend CROSS DUAL DEV PAIR OUT fits the shipped form (form P,
+# results/default-listwise-dual.md): the two models at equal say (PAIR,
+# written by scripts/equal-say.py from DEV's questions, labels unread),
+# blended listwise with the lexical rankers on DEV (OUT, flat: as2 tune
+# blend writes PAIR's models with its weights multiplied in).
+fit_blend() {
+  python3 "$(dirname "${BASH_SOURCE[0]}")/equal-say.py" "$as2" "$3" "$4" "$1" "$2"
+  # shellcheck disable=SC2086 # $blend_flags: flags, split on spaces
+  "$as2" tune blend --listwise $blend_flags --rankers "$4,$lexical" --dataset jsonl --path "$3" --out "$5" >&2
+}

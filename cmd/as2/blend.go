@@ -36,8 +36,10 @@ regression (--listwise: a softmax over each question's candidates, which
 optimises the ranking rather than the probability; --non-negative: no weight
 below 0). --out writes the blend as JSON, which --model FILE.json reads
 wherever a model file goes (eval, rank, cascades, serve); model files in it are
-named relative to its folder. The dev MAP of each ranker and of the blend is
-printed.`,
+named relative to its folder. A blend file among --rankers is written as its
+rankers, each weight multiplied by the one fitted for it (a blend file holds
+no blend; scripts/equal-say.py writes such a file, to give models an equal
+say). The dev MAP of each ranker and of the blend is printed.`,
 		Example: `  as2 tune blend --rankers m.as2,wo,idf-overlap,bm25 --dataset wikiqa --split dev --out blend.json
   as2 eval --model blend.json --dataset wikiqa --split test`,
 		Args: cobra.NoArgs,
@@ -66,22 +68,15 @@ printed.`,
 			if err != nil {
 				return err
 			}
-			spec := blend.Spec{Weights: b.Weights, Bias: b.Bias}
+			spec := blend.Spec{Bias: b.Bias}
 			dir, err := filepath.Abs(filepath.Dir(out))
 			if err != nil {
 				return err
 			}
-			for _, name := range names {
-				if file := specFile(name); file != "" {
-					abs, err := filepath.Abs(file)
-					if err != nil {
-						return err
-					}
-					if name, err = filepath.Rel(dir, abs); err != nil {
-						return err
-					}
+			for i, name := range names {
+				if err := addFlat(&spec, dir, name, "", b.Weights[i]); err != nil {
+					return fmt.Errorf("--rankers %s: %w", name, err)
 				}
-				spec.Rankers = append(spec.Rankers, name)
 			}
 			if err := writeAtomic(out, cmd.OutOrStdout(), func(w io.Writer) error {
 				enc := json.NewEncoder(w)
@@ -116,17 +111,68 @@ printed.`,
 	return c
 }
 
-// loadBlend reads a blend file (as2 tune blend --out), its rankers named
-// relative to its folder.
-func loadBlend(path string) (rank.Ranker, error) {
+// addFlat adds the ranker name (a rule-based ranker, or a file named
+// relative to the folder from; "" for the current one) to spec with weight
+// w, naming files relative to dir, the blend file's folder. A blend file
+// is added as its rankers, each weight times w, and its bias times w: the
+// blend written is flat, as loadBlend requires, and scores as the nested
+// one would (loadBlend, which fitting used, refuses a blend in a blend, so
+// one level is all there is). A ranker already in spec gets the weight
+// added to its own.
+func addFlat(spec *blend.Spec, dir, name, from string, w float64) error {
+	file := specFile(name)
+	if file == "" {
+		spec.Add(name, w)
+		return nil
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(from, file)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	if filepath.Ext(abs) == ".json" {
+		inner, err := readBlendSpec(abs)
+		if err != nil {
+			return err
+		}
+		spec.Bias += w * inner.Bias
+		for i, n := range inner.Rankers {
+			if err := addFlat(spec, dir, n, filepath.Dir(abs), w*inner.Weights[i]); err != nil {
+				return fmt.Errorf("%s: %w", abs, err)
+			}
+		}
+		return nil
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return err
+	}
+	spec.Add(rel, w)
+	return nil
+}
+
+// readBlendSpec reads a blend file's spec.
+func readBlendSpec(path string) (blend.Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return blend.Spec{}, err
 	}
 	defer f.Close()
 	spec, err := blend.ReadSpec(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return blend.Spec{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return spec, nil
+}
+
+// loadBlend reads a blend file (as2 tune blend --out), its rankers named
+// relative to its folder.
+func loadBlend(path string) (rank.Ranker, error) {
+	spec, err := readBlendSpec(path)
+	if err != nil {
+		return nil, err
 	}
 	b, err := spec.Build(func(name string) (rank.Ranker, error) {
 		if file := specFile(name); file != "" {

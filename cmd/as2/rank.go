@@ -63,8 +63,9 @@ Empty or white-space candidates (--empty keep, the default) stay in their
 place in the input, are never given to the ranker, and come last (score -Inf
 in tsv, null in json).
 
-The default ranker is the built-in model (--ranker builtin): a neural
-cross-encoder embedded in as2, blended with word-overlap scores, which needs
+The default ranker is the built-in model (--ranker builtin): two neural
+models (a cross-encoder and a dual encoder) embedded in as2, blended with
+word-overlap scores, which needs
 no data, model file or download (see the README for what it was trained on
 and how it scores). Its scores are calibrated: the probability that a
 document's best sentence with that score answers the question. The best

@@ -15,9 +15,10 @@ import (
 
 // TestAccuracy holds the built-in ranker's test rows of the README ("The
 // built-in model") to floors just under what was measured (as2 eval
-// --ranker builtin --subset answered): WikiQA test 0.7559 MAP, TrecQA
-// clean test 0.8434, the SQuAD-sent test half 0.9042. The SQuAD half is
-// 5,289 questions (about two minutes on 2 cores); -short leaves it out.
+// --ranker builtin --subset answered): WikiQA test 0.7960 MAP, TrecQA
+// clean test 0.8677, the SQuAD-sent test half 0.9143. The SQuAD half is
+// 5,289 questions (about four minutes on 2 cores, for the two models);
+// -short leaves it out.
 func TestAccuracy(t *testing.T) {
 	data := shareddata.Dir(t)
 	r, err := builtin.Ranker()
@@ -31,9 +32,9 @@ func TestAccuracy(t *testing.T) {
 		floor          float64
 		long           bool
 	}{
-		{"wikiqa", "test", 243, 0.751, false},
-		{"trecqa", "test", 68, 0.838, false},
-		{"squad", "test", 5289, 0.899, true},
+		{"wikiqa", "test", 243, 0.791, false},
+		{"trecqa", "test", 68, 0.862, false},
+		{"squad", "test", 5289, 0.909, true},
 	} {
 		t.Run(c.dataset, func(t *testing.T) {
 			if c.long && testing.Short() {

@@ -2,12 +2,14 @@ package builtin
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"fmt"
+	"io/fs"
 	"sync"
 
 	"github.com/as2/as2/model"
-	_ "github.com/as2/as2/model/crossencoder" // the architecture of the embedded file
+	_ "github.com/as2/as2/model/crossencoder" // the architectures of the embedded files
+	_ "github.com/as2/as2/model/dual"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/rank/blend"
 	"github.com/as2/as2/trigger"
@@ -16,8 +18,12 @@ import (
 // Name is how commands, cascades and the service name the built-in model.
 const Name = "builtin"
 
-//go:embed default.as2
-var file []byte
+// models holds the embedded model files, each named by its file name in
+// blend.json: default.as2, the cross-encoder, and dual.as2, the dual
+// encoder.
+//
+//go:embed *.as2
+var models embed.FS
 
 //go:embed calibration.json
 var calibration []byte
@@ -25,24 +31,38 @@ var calibration []byte
 //go:embed blend.json
 var blendSpec []byte
 
-// modelFile is how blend.json names the embedded model file.
+// modelFile is the embedded model file Model returns.
 const modelFile = "default.as2"
 
-// load reads the embedded file once, on first use: the binary pays for it
-// only when the built-in model ranks.
-var load = sync.OnceValues(func() (model.Model, error) {
-	m, err := model.Read(bytes.NewReader(file))
+// loaders reads each embedded model file once, on first use: the binary
+// pays for a model only when it ranks.
+var loaders = func() map[string]func() (model.Model, error) {
+	entries, err := models.ReadDir(".")
 	if err != nil {
-		return nil, fmt.Errorf("the built-in model: %w", err)
+		panic("builtin: " + err.Error()) // an embed.FS root always reads
 	}
-	return m, nil
-})
+	l := make(map[string]func() (model.Model, error), len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		l[name] = sync.OnceValues(func() (model.Model, error) {
+			b, err := models.ReadFile(name)
+			if err == nil {
+				var m model.Model
+				if m, err = model.Read(bytes.NewReader(b)); err == nil {
+					return m, nil
+				}
+			}
+			return nil, fmt.Errorf("the built-in model %s: %w", name, err)
+		})
+	}
+	return l
+}()
 
-// Model returns the embedded model file's model, loaded on the first call
+// Model returns the embedded cross-encoder, loaded on the first call
 // (about a second) and shared by every caller after it; it is safe for
-// concurrent use, as every as2 ranker is. Rank with Ranker, which may blend
-// it with lexical rankers.
-func Model() (model.Model, error) { return load() }
+// concurrent use, as every as2 ranker is. Rank with Ranker, which blends
+// it with the embedded dual encoder and lexical rankers.
+func Model() (model.Model, error) { return loaders[modelFile]() }
 
 // blended builds the ranker blend.json describes, once.
 var blended = sync.OnceValues(func() (rank.Ranker, error) {
@@ -51,8 +71,8 @@ var blended = sync.OnceValues(func() (rank.Ranker, error) {
 		return nil, fmt.Errorf("the built-in model: %w", err)
 	}
 	return spec.Build(func(name string) (rank.Ranker, error) {
-		if name == modelFile {
-			return Model()
+		if load, ok := loaders[name]; ok {
+			return load()
 		}
 		return rank.New(name, rank.DefaultOptions())
 	})
@@ -78,5 +98,13 @@ var calibrated = sync.OnceValue(func() trigger.Calibration {
 	return c
 })
 
-// Size is the embedded model file's size in bytes.
-func Size() int { return len(file) }
+// Size is the embedded model files' size in bytes.
+func Size() int {
+	n := 0
+	for name := range loaders {
+		if info, err := fs.Stat(models, name); err == nil {
+			n += int(info.Size())
+		}
+	}
+	return n
+}

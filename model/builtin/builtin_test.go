@@ -72,11 +72,11 @@ func top(t *testing.T, r rank.Ranker, question string, sents []string) rank.Scor
 // TestParagraph is issue 14's check on a paragraph written for it (9
 // sentences, 9 questions it answers and one it does not). The goal is
 // that the built-in model ranks first every answer that wo+rr ranks
-// first; it does not (README, "The built-in model": 4 of 9 against wo+rr's
-// 6), so the test holds the floor it measured, minRight, and the "no
-// answer" to the question the paragraph does not answer, and logs each
-// question against wo+rr.
-const minRight = 4
+// first; it does not quite (README, "The built-in model": 6 of 9, as many
+// as wo+rr, but not the same six), so the test holds the floor it
+// measured, minRight, and the "no answer" to the question the paragraph
+// does not answer, and logs each question against wo+rr.
+const minRight = 6
 
 func TestParagraph(t *testing.T) {
 	sents, qs := readParagraph(t)

@@ -77,6 +77,19 @@ type Spec struct {
 	Bias    float64   `json:"bias"`
 }
 
+// Add adds ranker name with weight w, to the weight it already has if
+// the spec names it.
+func (s *Spec) Add(name string, w float64) {
+	for i, n := range s.Rankers {
+		if n == name {
+			s.Weights[i] += w
+			return
+		}
+	}
+	s.Rankers = append(s.Rankers, name)
+	s.Weights = append(s.Weights, w)
+}
+
 // ReadSpec reads a Spec from JSON, refusing unknown fields and a spec
 // whose weights do not match its rankers.
 func ReadSpec(r io.Reader) (Spec, error) {
