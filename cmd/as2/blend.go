@@ -120,13 +120,10 @@ say). The dev MAP of each ranker and of the blend is printed.`,
 // one level is all there is). A ranker already in spec gets the weight
 // added to its own.
 func addFlat(spec *blend.Spec, dir, name, from string, w float64) error {
-	file := specFile(name)
+	file := memberFile(from, name)
 	if file == "" {
 		spec.Add(name, w)
 		return nil
-	}
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(from, file)
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -153,6 +150,17 @@ func addFlat(spec *blend.Spec, dir, name, from string, w float64) error {
 	return nil
 }
 
+// memberFile is the file a blend in folder dir names by name, or "" for
+// a rule-based ranker: blend files name model files relative to their
+// folder.
+func memberFile(dir, name string) string {
+	file := specFile(name)
+	if file != "" && !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	return file
+}
+
 // readBlendSpec reads a blend file's spec.
 func readBlendSpec(path string) (blend.Spec, error) {
 	f, err := os.Open(path)
@@ -175,12 +183,9 @@ func loadBlend(path string) (rank.Ranker, error) {
 		return nil, err
 	}
 	b, err := spec.Build(func(name string) (rank.Ranker, error) {
-		if file := specFile(name); file != "" {
+		if file := memberFile(filepath.Dir(path), name); file != "" {
 			if filepath.Ext(file) == ".json" {
 				return nil, errors.New("a blend cannot hold a blend")
-			}
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(filepath.Dir(path), file)
 			}
 			return loadModel(file)
 		}
