@@ -65,9 +65,8 @@ in tsv, null in json).
 
 The default ranker is the built-in model (--ranker builtin): two neural
 models (a cross-encoder and a dual encoder) embedded in as2, blended with
-word-overlap scores, which needs
-no data, model file or download (see the README for what it was trained on
-and how it scores). Its scores are calibrated: the probability that a
+word-overlap scores. It needs no data, model file or download (see the
+README for what it was trained on and how it scores). Its scores are calibrated: the probability that a
 document's best sentence with that score answers the question. The best
 sentence is the answer (tsv column answer: yes; json: "answer": true) when
 its probability reaches the threshold chosen on dev; when it does not, the
