@@ -63,18 +63,18 @@ Empty or white-space candidates (--empty keep, the default) stay in their
 place in the input, are never given to the ranker, and come last (score -Inf
 in tsv, null in json).
 
-The default ranker is the built-in model (--ranker builtin): two neural
-models (a cross-encoder and a dual encoder) embedded in as2, blended with
-word-overlap scores. It needs no data, model file or download (see the
-README for what it was trained on and how it scores). Its scores are calibrated: the probability that a
-document's best sentence with that score answers the question. The best
-sentence is the answer (tsv column answer: yes; json: "answer": true) when
-its probability reaches the threshold chosen on dev; when it does not, the
-document has no answer (tsv: no; json: "answer": false; and a note on
-standard error with --document). The calibration judges only the best
+The default ranker is the built-in model (--ranker builtin): two neural models
+(a cross-encoder and a dual encoder) embedded in as2, blended with
+word-overlap scores. It needs no data, model file or download (see the README
+for what it was trained on and how it scores). Its scores are calibrated: the
+probability that a document's best sentence with that score answers the
+question. The best sentence is the answer (tsv column answer: yes; json:
+"answer": true) when its probability reaches the threshold chosen on dev; when
+it does not, the document has no answer (tsv: no; json: "answer": false; and a
+note on standard error with --document). The calibration judges only the best
 sentence, so the others get "-". --calibration FILE does the same for any
-ranker, from as2 trigger --out; --raw-scores prints the ranker's own
-scores. trec output always carries the raw scores.
+ranker, from as2 trigger --out; --raw-scores prints the ranker's own scores.
+trec output always carries the raw scores.
 
 --ranker wo+rr ranks by the number of words shared with the question, ties
 broken by the original order, and needs nothing at all.`,
