@@ -66,6 +66,19 @@ if [[ " ${variants[*]} " == *" all-sqdev "* && ! -s "$out/squad-fit.jsonl" ]]; t
     "$out/squad-train.jsonl" "$out" >&2 # squad-fit.jsonl, squad-dev.jsonl (and pool-dev.jsonl, unused)
 fi
 
+train_once() { # train_once MODEL FLAGS... trains variant $v's MODEL unless it exists
+  local m=$1
+  shift
+  if [ -f "$m" ]; then
+    echo "$m exists" >&2
+    return
+  fi
+  echo "training $m..." >&2
+  # shellcheck disable=SC2086 # $TRAIN_FLAGS: flags, split on spaces
+  "$as2" train "$@" --listwise --dataset jsonl --path "$out/$v-train.jsonl" \
+    --dev-path "$out/$v-dev.jsonl" --keep-best --seed 1 --quiet ${TRAIN_FLAGS:-} --out "$m"
+}
+
 for v in "${variants[@]}"; do
   case $v in
   all) train=(wikiqa-train trecqa-train squad-train) dev=(wikiqa-dev trecqa-dev) ;;
@@ -88,20 +101,10 @@ for v in "${variants[@]}"; do
   esac
   printf '%s\n' "${train[@]/#/$out/}" | sed 's/$/.jsonl/' | xargs cat >"$out/$v-train.jsonl"
   printf '%s\n' "${dev[@]/#/$out/}" | sed 's/$/.jsonl/' | xargs cat >"$out/$v-dev.jsonl"
+  train_once "$out/$v.as2" --arch crossencoder
   # The dual encoder takes the cross-encoder's recipe (2 epochs, 2e-4, 8
   # questions a step, clip 1, the best dev epoch) and --score-scale 20,
   # since its cosine scores are too flat for the listwise softmax.
-  for arch in crossencoder dual; do
-    m="$out/$v.as2" flags=(--arch crossencoder)
-    [ $arch = dual ] && m="$out/$v-dual.as2" flags=(--arch dual --score-scale 20 --encoder use-lite --layer none
-      --pool encoder --fine-tune --lr 2e-4 --epochs 2 --batch 8 --clip 1)
-    if [ -f "$m" ]; then
-      echo "$m exists" >&2
-      continue
-    fi
-    echo "training $m..." >&2
-    # shellcheck disable=SC2086 # $TRAIN_FLAGS: flags, split on spaces
-    "$as2" train "${flags[@]}" --listwise --dataset jsonl --path "$out/$v-train.jsonl" \
-      --dev-path "$out/$v-dev.jsonl" --keep-best --seed 1 --quiet ${TRAIN_FLAGS:-} --out "$m"
-  done
+  train_once "$out/$v-dual.as2" --arch dual --score-scale 20 --encoder use-lite --layer none \
+    --pool encoder --fine-tune --lr 2e-4 --epochs 2 --batch 8 --clip 1
 done
