@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -222,14 +223,86 @@ func (inBatchSoftmax) Loss(tp *nn.Tape[float32], sim *nn.Var[float32]) *nn.Var[f
 	return tp.Scale(tp.Sum(tp.Concat(losses...)), 1/float64(b))
 }
 
+// SharedAnswerSoftmax is the in-batch softmax for batches in which an
+// answer may stand for more than one question: each question's target is
+// spread evenly over the batch's copies of its answer, so that a shared
+// answer counts correct for every question it answers instead of as a
+// negative. With one copy of each answer it is InBatchSoftmax. The
+// training loop (train.InBatch) puts the questions that share an answer in
+// one batch (SharesAnswers), where ENDX's q|q alignment can pull them
+// together: the paper finds its gain largest on answers with several
+// questions (ENDX, section 4.5, Fig. 2 and Table 4). Unbound, it is
+// InBatchSoftmax.
+var SharedAnswerSoftmax BatchObjective = sharedAnswerSoftmax{}
+
+type sharedAnswerSoftmax struct{ inBatchSoftmax }
+
+func (sharedAnswerSoftmax) Name() string { return "shared-answer-softmax" }
+
+func (sharedAnswerSoftmax) ForBatch(_ context.Context, pairs []Pair) BoundObjective {
+	answers := make([]string, len(pairs))
+	for i, p := range pairs {
+		answers[i] = p.Answer
+	}
+	return boundShared{answers}
+}
+
+type boundShared struct{ answers []string }
+
+func (boundShared) Name() string { return SharedAnswerSoftmax.Name() }
+func (boundShared) Err() error   { return nil }
+
+func (b boundShared) Loss(tp *nn.Tape[float32], sim *nn.Var[float32]) *nn.Var[float32] {
+	return SharedAnswerLoss(tp, sim, b.answers)
+}
+
+// SharesAnswers reports whether obj is SharedAnswerSoftmax, bound or not:
+// an objective under which a batch may hold an answer more than once.
+func SharesAnswers(obj InBatchObjective) bool {
+	switch obj.(type) {
+	case sharedAnswerSoftmax, boundShared:
+		return true
+	}
+	return false
+}
+
+// SharedAnswerLoss is SharedAnswerSoftmax's loss over sim [B, B], answer j
+// of the batch being answers[j]: −(1/B) Σ_i Σ_j t_ij log softmax(sim_i)_j,
+// with t_ij = 1/k_i for the k_i columns j whose answer is row i's. Over
+// copies that score alike, as a dual encoder's do, that is −log of the
+// copies' summed probability plus the constant log k_i. Generic, for the
+// float64 gradient checks.
+func SharedAnswerLoss[T nn.Float](tp *nn.Tape[T], sim *nn.Var[T], answers []string) *nn.Var[T] {
+	b, n := sim.Value.Dims()
+	if b != n || b != len(answers) {
+		panic(fmt.Sprintf("model: shared-answer softmax of a %dx%d score matrix for %d answers", b, n, len(answers)))
+	}
+	target := nn.NewTensor[T](b, b)
+	for i := range b {
+		var same []int
+		for j := range b {
+			if answers[j] == answers[i] {
+				same = append(same, j)
+			}
+		}
+		for _, j := range same {
+			target.Data[i*b+j] = 1 / T(len(same))
+		}
+	}
+	return tp.Scale(tp.Sum(tp.Mul(tp.LogSoftmax(sim), tp.Const(target))), -1/float64(b))
+}
+
 // InBatchObjectives lists the in-batch objectives ParseInBatchObjective
 // knows.
-var InBatchObjectives = []string{"in-batch-softmax"}
+var InBatchObjectives = []string{"in-batch-softmax", "shared-answer-softmax"}
 
 // ParseInBatchObjective returns the in-batch objective called name.
 func ParseInBatchObjective(name string) (InBatchObjective, error) {
-	if name == "in-batch-softmax" {
+	switch name {
+	case "in-batch-softmax":
 		return InBatchSoftmax, nil
+	case "shared-answer-softmax":
+		return SharedAnswerSoftmax, nil
 	}
 	return nil, fmt.Errorf("in-batch objective %q: want one of %s", name, strings.Join(InBatchObjectives, ", "))
 }

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -94,4 +95,70 @@ func TestScaled(t *testing.T) {
 	if sc := (model.Scaled{Base: model.Listwise, Scale: 20}); sc.Name() != "listwise, scores ×20" || !sc.Usable(q) {
 		t.Errorf("name %q, usable %v", sc.Name(), sc.Usable(q))
 	}
+}
+
+// TestSharedAnswerSoftmax checks the shared-answer softmax against its
+// formula: with distinct answers it is the in-batch softmax; where copies
+// of an answer score alike, a row's loss is −log of their summed
+// probability plus log k; bound or not, SharesAnswers knows it; and
+// ParseInBatchObjective names it.
+func TestSharedAnswerSoftmax(t *testing.T) {
+	sim := nn.FromSlice([]float32{
+		2, 0.5, 2, -1,
+		0.3, 1, 0.3, 0,
+		1.5, -0.2, 1.5, 0.4,
+		0, 0.1, 0, 0.9,
+	}, 4, 4)
+	tp := nn.NewTape[float32](nil, 1)
+	loss := func(answers []string) float64 {
+		return model.SharedAnswerSoftmax.ForBatch(context.Background(), pairsOf(answers)).Loss(tp, tp.Const(sim)).Scalar()
+	}
+	if got, want := loss([]string{"a", "b", "c", "d"}), model.InBatchSoftmax.Loss(tp, tp.Const(sim)).Scalar(); math.Abs(got-want) > 1e-6 {
+		t.Errorf("distinct answers: %v, want the in-batch softmax's %v", got, want)
+	}
+	// Answers 0 and 2 are one, and every row scores their columns alike.
+	row := func(i int) []float64 {
+		out := make([]float64, 4)
+		for j := range out {
+			out[j] = float64(sim.Data[i*4+j])
+		}
+		return out
+	}
+	logp := func(r []float64, j int) float64 {
+		z := 0.0
+		for _, v := range r {
+			z += math.Exp(v)
+		}
+		return r[j] - math.Log(z)
+	}
+	var want float64
+	for i := range 4 {
+		r := row(i)
+		switch i {
+		case 0, 2:
+			want += -math.Log(math.Exp(logp(r, 0))+math.Exp(logp(r, 2))) + math.Log(2)
+		default:
+			want += -logp(r, i)
+		}
+	}
+	want /= 4
+	if got := loss([]string{"x", "b", "x", "d"}); math.Abs(got-want) > 1e-5 {
+		t.Errorf("a shared answer: %v, want %v", got, want)
+	}
+	bound := model.SharedAnswerSoftmax.ForBatch(context.Background(), pairsOf([]string{"x", "x"}))
+	if !model.SharesAnswers(model.SharedAnswerSoftmax) || !model.SharesAnswers(bound) || model.SharesAnswers(model.InBatchSoftmax) || bound.Err() != nil {
+		t.Error("SharesAnswers: want true for the shared-answer softmax, bound or not, and false for the in-batch softmax")
+	}
+	if o, err := model.ParseInBatchObjective("shared-answer-softmax"); err != nil || o.Name() != "shared-answer-softmax" {
+		t.Errorf("ParseInBatchObjective: %v, %v", o, err)
+	}
+}
+
+// pairsOf returns one pair per answer, with distinct questions.
+func pairsOf(answers []string) []model.Pair {
+	ps := make([]model.Pair, len(answers))
+	for i, a := range answers {
+		ps[i] = model.Pair{Question: string(rune('p' + i)), Answer: a}
+	}
+	return ps
 }

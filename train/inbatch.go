@@ -63,22 +63,51 @@ func Pairs(qs []dataset.Question) []model.Pair {
 // a question's second correct answer would be a false negative. A pair that
 // would repeat one waits for a later batch; pairs that fit in no batch
 // (their question or answer repeats in every one) go alone at the end.
-func batches(pairs []model.Pair, order []int, size int) [][]int {
+//
+// With shared set (an objective that counts a shared answer correct for
+// each of its questions, model.SharesAnswers), an answer may repeat, and
+// each pair brings the pending pairs of its answer into its batch, room
+// and questions allowing, so that the questions of one answer meet.
+func batches(pairs []model.Pair, order []int, size int, shared bool) [][]int {
+	var mates map[string][]int // shared: each answer's pairs, in order
+	if shared {
+		mates = map[string][]int{}
+		for _, i := range order {
+			mates[pairs[i].Answer] = append(mates[pairs[i].Answer], i)
+		}
+	}
+	placed := make([]bool, len(pairs))
 	var out [][]int
 	pending := order
 	for len(pending) > 0 {
-		var batch, later []int
+		var batch []int
 		qs, as := map[string]bool{}, map[string]bool{}
-		for _, i := range pending {
+		fits := func(i int) bool {
 			p := pairs[i]
-			if len(batch) < size && !qs[p.Question] && !as[p.Answer] {
-				batch = append(batch, i)
-				qs[p.Question], as[p.Answer] = true, true
-			} else {
-				later = append(later, i)
+			return !placed[i] && len(batch) < size && !qs[p.Question] && (shared || !as[p.Answer])
+		}
+		add := func(i int) {
+			batch = append(batch, i)
+			placed[i], qs[pairs[i].Question], as[pairs[i].Answer] = true, true, true
+		}
+		for _, i := range pending {
+			if !fits(i) {
+				continue
+			}
+			add(i)
+			for _, j := range mates[pairs[i].Answer] {
+				if fits(j) {
+					add(j)
+				}
 			}
 		}
 		out = append(out, batch)
+		var later []int
+		for _, i := range pending {
+			if !placed[i] {
+				later = append(later, i)
+			}
+		}
 		pending = later
 	}
 	return out
@@ -125,7 +154,8 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 	order := rng.Perm(len(pairs))
 	// The number of steps per epoch varies a little with the shuffle;
 	// the schedule is laid out over the first epoch's count.
-	stepsPerEpoch := len(batches(pairs, order, opts.Batch))
+	shared := model.SharesAnswers(obj)
+	stepsPerEpoch := len(batches(pairs, order, opts.Batch, shared))
 	total := stepsPerEpoch * opts.Epochs
 	sched := nn.NewSlantedTriangular(opts.LR, total)
 	opt := newAdam(m)
@@ -140,7 +170,7 @@ func InBatch(ctx context.Context, m InBatchModel, pairs []model.Pair, opts InBat
 		if epoch > 1 {
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
-		bs := batches(pairs, order, opts.Batch)
+		bs := batches(pairs, order, opts.Batch, shared)
 		var epochLoss float64
 		done := 0
 		for _, b := range bs {

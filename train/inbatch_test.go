@@ -69,6 +69,29 @@ func TestInBatchLearns(t *testing.T) {
 	}
 }
 
+// TestInBatchSharedAnswers trains the tiny ENDX model under the
+// shared-answer softmax on pairs of which two share an answer: both go in
+// one batch (one step an epoch), and the loss falls.
+func TestInBatchSharedAnswers(t *testing.T) {
+	pairs := append(slices.Clone(tinyPairs), model.Pair{Question: "what did shakespeare write", Answer: tinyPairs[0].Answer})
+	var steps int
+	var losses []float64
+	opts := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 30, LR: 0.05, Batch: 8}, Seed: 1,
+		Progress: func(train.Progress) { steps++ },
+		EpochEnd: func(r train.EpochResult) { losses = append(losses, r.Loss) },
+	}, InBatch: model.SharedAnswerSoftmax}
+	sum, err := train.InBatch(context.Background(), tinyDual(t, true), pairs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps != 30 || sum.Pairs != 150 {
+		t.Errorf("%d steps, %d pairs: want 30 and 150 (one batch an epoch)", steps, sum.Pairs)
+	}
+	if !(losses[len(losses)-1] < 0.5*losses[0]) {
+		t.Errorf("loss went from %v to %v", losses[0], losses[len(losses)-1])
+	}
+}
+
 func TestInBatchErrors(t *testing.T) {
 	ok := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 1, LR: 1e-3, Batch: 4}}}
 	for _, c := range []struct {
@@ -143,33 +166,45 @@ func TestInBatchDistilled(t *testing.T) {
 	}
 }
 
-// TestInBatchBatches checks that no batch repeats a question or an answer
-// (a false negative) and that every pair is trained once an epoch.
+// TestInBatchBatches checks that every pair goes to one batch of at most
+// the size, that no batch repeats a question, that no batch repeats an
+// answer unless shared, and that, shared, the questions of one answer
+// meet in a batch when it has room.
 func TestInBatchBatches(t *testing.T) {
 	pairs := []model.Pair{
 		{Question: "a", Answer: "x"}, {Question: "b", Answer: "x"}, {Question: "a", Answer: "y"},
-		{Question: "c", Answer: "z"}, {Question: "d", Answer: "w"}, {Question: "e", Answer: "v"},
+		{Question: "c", Answer: "z"}, {Question: "d", Answer: "w"}, {Question: "e", Answer: "x"},
 	}
-	for _, size := range []int{2, 3, 6} {
-		seen := map[int]int{}
-		for _, b := range train.Batches(pairs, []int{0, 1, 2, 3, 4, 5}, size) {
-			for _, i := range b {
-				seen[i]++
-			}
-			qs, as := map[string]bool{}, map[string]bool{}
-			if len(b) > size {
-				t.Errorf("size %d: batch of %d", size, len(b))
-			}
-			for _, i := range b {
-				if qs[pairs[i].Question] || as[pairs[i].Answer] {
-					t.Errorf("size %d: batch %v repeats pair %d's question or answer", size, b, i)
+	order := []int{0, 3, 4, 2, 1, 5}
+	for _, shared := range []bool{false, true} {
+		for _, size := range []int{2, 3, 6} {
+			seen := map[int]int{}
+			together := 0 // pairs of answer x in the first pair's batch
+			for _, b := range train.Batches(pairs, order, size, shared) {
+				qs, as := map[string]bool{}, map[string]bool{}
+				if len(b) > size {
+					t.Errorf("shared %v, size %d: batch of %d", shared, size, len(b))
 				}
-				qs[pairs[i].Question], as[pairs[i].Answer] = true, true
+				for _, i := range b {
+					seen[i]++
+					if qs[pairs[i].Question] || (!shared && as[pairs[i].Answer]) {
+						t.Errorf("shared %v, size %d: batch %v repeats pair %d's question or answer", shared, size, b, i)
+					}
+					qs[pairs[i].Question], as[pairs[i].Answer] = true, true
+					if slices.Contains(b, 0) && pairs[i].Answer == "x" {
+						together++
+					}
+				}
 			}
-		}
-		for i := range pairs {
-			if seen[i] != 1 {
-				t.Errorf("size %d: pair %d in %d batches", size, i, seen[i])
+			for i := range pairs {
+				if seen[i] != 1 {
+					t.Errorf("shared %v, size %d: pair %d in %d batches", shared, size, i, seen[i])
+				}
+			}
+			// Pair 0's batch: shared, it takes answer x's other questions
+			// (b and e) before the pairs that come before them in order.
+			if want := map[bool]int{false: 1, true: min(size, 3)}[shared]; together != want {
+				t.Errorf("shared %v, size %d: %d pairs of answer x with pair 0, want %d", shared, size, together, want)
 			}
 		}
 	}

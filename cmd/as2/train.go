@@ -122,7 +122,7 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.devSplit, "dev-split", "dev", "split to evaluate after each epoch (none: skip)")
 	fs.StringVar(&t.devPath, "dev-path", "", "dev file to evaluate after each epoch, for the jsonl and tsv datasets (which have no splits)")
 	fs.BoolVar(&t.paper, "paper", false, "the paper's settings instead of as2's recipe (see each architecture above)")
-	fs.StringVar(&t.objective, "objective", "pointwise", "training objective: "+strings.Join(append(slices.Clone(model.Objectives), model.InBatchObjectives...), ", ")+" (in-batch: on (question, correct answer) pairs, the batch's other answers the negatives; dual)")
+	fs.StringVar(&t.objective, "objective", "pointwise", "training objective: "+strings.Join(append(slices.Clone(model.Objectives), model.InBatchObjectives...), ", ")+" (in-batch: on (question, correct answer) pairs, the batch's other answers the negatives; dual; shared-answer-softmax puts the questions that share an answer in one batch and counts it correct for each)")
 	fs.StringSliceVar(&t.also, "also", nil, "in-batch objectives: more training pairs from DATASET:SPLIT (repeatable), e.g. trecqa:train-all, squad:train (SQuAD v1.1 dev's article-disjoint train half)")
 	fs.StringVar(&t.devPool, "dev-pool", "", "in-batch objectives: ReQA pool (as2 data reqa) whose retrieval MRR is measured after each epoch and, with --keep-best, selects the epoch")
 	fs.BoolVar(&t.listwise, "listwise", false, "shorthand for --objective listwise")
@@ -362,6 +362,8 @@ func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
 	}
 	if t.distill != "" {
 		switch {
+		case model.SharesAnswers(t.inBatch):
+			return fmt.Errorf("--distill and --objective %s: the teacher's in-batch term assumes one copy of each answer a batch; use in-batch-softmax", t.objective)
 		case t.inBatch == nil && fs.Changed("distill-candidates"):
 			return fmt.Errorf("--distill-candidates is for the in-batch objectives (%s), not --objective %s", strings.Join(model.InBatchObjectives, ", "), t.objective)
 		case t.distillCandidates == 1 || t.distillCandidates < 0:

@@ -562,9 +562,10 @@ func (m *Model) InBatchLoss(tp *nn.Tape[float32], batch []model.PairInput, obj m
 	if len(batch) == 0 {
 		return nil, fmt.Errorf("an empty batch")
 	}
-	if _, ok := obj.(model.BoundObjective); ok && m.x != nil {
+	if _, ok := obj.(model.BoundObjective); ok && m.x != nil && !model.SharesAnswers(obj) {
 		// obj scores the cross side's matrix too: a teacher would teach
-		// both sides, and score each batch twice.
+		// both sides, and score each batch twice. (The shared-answer
+		// softmax is no teacher: its targets are right for both sides.)
 		return nil, fmt.Errorf("ENDX and the in-batch objective %s: give one teacher, the cross side or the distilled one", obj.Name())
 	}
 	ps := make([]*pair[float32], len(batch))

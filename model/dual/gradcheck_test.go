@@ -8,6 +8,7 @@ import (
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
 )
@@ -35,6 +36,9 @@ func TestGradOps(t *testing.T) {
 	nntest.Run(t, []nntest.Case{
 		{Name: "InBatchSoftmax", Inputs: [][]int{{4, 4}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
 			return inBatchSoftmax(tp, in[0])
+		})},
+		{Name: "SharedAnswerSoftmax", Inputs: [][]int{{4, 4}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
+			return model.SharedAnswerLoss(tp, in[0], []string{"x", "y", "x", "x"})
 		})},
 		{Name: "NeighbourKL", Inputs: [][]int{{3, 3}, {3, 3}}, Build: nntest.Op(func(tp *nn.Tape[float64], in []*nn.Var[float64]) *nn.Var[float64] {
 			return neighbourKL(tp, in[0], in[1])
@@ -127,6 +131,27 @@ func TestGradients(t *testing.T) {
 			return n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return inBatchSoftmax(tp, s) }, 2)
 		})
 	}
+}
+
+// TestGradientsSharedAnswer checks ENDX's loss at float64 against finite
+// differences on a batch in which two questions share an answer, under
+// the shared-answer softmax (model.SharedAnswerLoss) on both sides.
+func TestGradientsSharedAnswer(t *testing.T) {
+	h := tinyHypers()["endx-bilstm"]
+	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := append(tinyPairs(), [2]string{"What did Shakespeare write?", "Shakespeare wrote it."})
+	var batch []*pair[float64]
+	answers := make([]string, len(ps))
+	for i, p := range ps {
+		batch = append(batch, &pair[float64]{q: n.sentence(p[0]), a: n.sentence(p[1])})
+		answers[i] = p[1]
+	}
+	nntest.CheckParams(t, "endx-shared-answer", n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
+		return n.batchLoss(tp, batch, func(s *nn.Var[float64]) *nn.Var[float64] { return model.SharedAnswerLoss(tp, s, answers) }, 2)
+	})
 }
 
 // batchGrads returns the float64 gradients of the tiny batch's loss under
