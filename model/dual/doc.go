@@ -84,6 +84,14 @@
 // the cross side then starts as the dual side's geometry, where GAM's KL is
 // 0, and L_cross trains only what the cross-attention adds to it.
 //
+// Under model.SharedAnswerSoftmax (as2 train --objective
+// shared-answer-softmax) a batch may hold an answer more than once: the
+// training loop puts the questions that share an answer together, and
+// each counts every copy of its answer correct, in L_dual and L_cross
+// alike. Two questions of one answer then meet in a batch, where GAM's
+// q|q term can pull them together; the paper finds ENDX's gain largest on
+// such answers (section 4.5, Fig. 2).
+//
 // A trained ranker can be the teacher instead of a cross side trained
 // alongside: model.InBatchDistilled, as2's variant of GAM's a|q term,
 // scores each question's answer and its hardest in-batch answers with
