@@ -24,7 +24,7 @@
 #                  DEV_ARTICLES=2 SEED=1), their ReQA pool is the dev pool,
 #                  and each run keeps the epoch with the best dev MRR
 # Rows of test-half and full train a fixed number of epochs (EPOCHS,
-# default 5; the fine-tuned USE-Lite rows name their own, 2, after their
+# default 5; the fine-tuned USE-Lite rows name their own, 2 or 8, after their
 # flags): those conditions have no ReQA dev pool apart from the test
 # questions, so no epoch is chosen on them.
 #
@@ -145,6 +145,8 @@ ENDX-USE-Lite fine-tuned, GAM at T 50 (2 epochs)|--encoder use-lite --layer none
 ENDX-USE-Lite fine-tuned, warm-up, GAM at T 50, --alpha-ga 0.1 (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-start 1 --gam-ramp 0.5 --gam-temperature 50 --alpha-ga 0.1
 ENDX-USE-Lite fine-tuned, cross side scaled and at 250x the rate, warm-up (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-start 1 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250
 ENDX-USE-Lite fine-tuned, residual cross side (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250 --cross-residual
+Dual-USE-Lite fine-tuned (its own head, 8 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 8
+ENDX-USE-Lite fine-tuned, residual cross side (8 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 8 --endx --cross-heads 8 --gam-ramp 0.5 --gam-temperature 1 --cross-scale 20 --cross-lr-scale 250 --cross-residual
 Dual-USE-Lite fine-tuned, distilled from the built-in recipe's ranker (2 epochs)|--encoder use-lite --layer none --pool encoder --fine-tune --scale 20 --lr 2e-5 --epochs 2 --distill @TEACHER@ --distill-weight 1 --distill-temperature 2 --distill-candidates 8
 ENDX-LSTM, --gam-aq 0|--layer bilstm --endx --gam-temperature 1 --gam-aq 0
 ENDX-LSTM, --gam-qa 0|--layer bilstm --endx --gam-temperature 1 --gam-qa 0
