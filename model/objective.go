@@ -270,15 +270,20 @@ func SharesAnswers(obj InBatchObjective) bool {
 // of the batch being answers[j]: −(1/B) Σ_i Σ_j t_ij log softmax(sim_i)_j,
 // with t_ij = 1/k_i for the k_i columns j whose answer is row i's. Over
 // copies that score alike, as a dual encoder's do, that is −log of the
-// copies' summed probability plus the constant log k_i. Generic, for the
-// float64 gradient checks.
+// copies' summed probability plus the constant log k_i. Nil answers are
+// all distinct: the in-batch softmax, Eq. 1 of the ENDX paper. Generic,
+// for the float64 gradient checks.
 func SharedAnswerLoss[T nn.Float](tp *nn.Tape[T], sim *nn.Var[T], answers []string) *nn.Var[T] {
 	b, n := sim.Value.Dims()
-	if b != n || b != len(answers) {
+	if b != n || (answers != nil && b != len(answers)) {
 		panic(fmt.Sprintf("model: shared-answer softmax of a %dx%d score matrix for %d answers", b, n, len(answers)))
 	}
 	target := nn.NewTensor[T](b, b)
 	for i := range b {
+		if answers == nil {
+			target.Data[i*b+i] = 1
+			continue
+		}
 		var same []int
 		for j := range b {
 			if answers[j] == answers[i] {

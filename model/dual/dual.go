@@ -489,12 +489,7 @@ func appendNonNil[T nn.Float](vs []*nn.Var[T], more ...*nn.Var[T]) []*nn.Var[T] 
 // rows of −log softmax(row)_i. It equals model.InBatchSoftmax, which
 // training uses; this form serves the float64 gradient checks.
 func inBatchSoftmax[T nn.Float](tp *nn.Tape[T], sim *nn.Var[T]) *nn.Var[T] {
-	b, _ := sim.Value.Dims()
-	eye := nn.NewTensor[T](b, b)
-	for i := range b {
-		eye.Data[i*b+i] = 1
-	}
-	return tp.Scale(tp.Sum(tp.Mul(tp.LogSoftmax(sim), tp.Const(eye))), -1/float64(b))
+	return model.SharedAnswerLoss(tp, sim, nil)
 }
 
 // Model is a dual encoder (with, for ENDX training, its cross side). It is
