@@ -38,7 +38,9 @@ sentence vectors (USE-Lite's head: mean, tanh layer, l2 normalisation), and
 --fine-tune trains the encoder's weights with the rest: USE-Lite fine-tuned is
 
   as2 train --arch dual --encoder use-lite --layer none --pool encoder \
-    --fine-tune --scale 20 --lr 2e-5 --epochs 2 --dataset wikiqa ...
+    --fine-tune --scale 20 --lr 2e-5 --epochs 8 --dataset wikiqa ...
+
+(8 epochs retrieve about 0.9 MRR better than 2 on ReQA SQuAD; see the README).
 
 --scale multiplies the in-batch scores, which unit vectors keep in [-1, 1].
 With --endx over --pool encoder, the cross side ends in the same head: give it
