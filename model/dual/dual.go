@@ -485,13 +485,6 @@ func appendNonNil[T nn.Float](vs []*nn.Var[T], more ...*nn.Var[T]) []*nn.Var[T] 
 	return vs
 }
 
-// inBatchSoftmax is Eq. 1 over sim [B, B] at any float type: the mean over
-// rows of −log softmax(row)_i. It equals model.InBatchSoftmax, which
-// training uses; this form serves the float64 gradient checks.
-func inBatchSoftmax[T nn.Float](tp *nn.Tape[T], sim *nn.Var[T]) *nn.Var[T] {
-	return model.SharedAnswerLoss(tp, sim, nil)
-}
-
 // Model is a dual encoder (with, for ENDX training, its cross side). It is
 // safe for concurrent Score and encoding calls; the training methods are
 // for training, which owns the model meanwhile.

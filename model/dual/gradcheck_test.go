@@ -13,6 +13,14 @@ import (
 	"github.com/as2/as2/nn/nntest"
 )
 
+// inBatchSoftmax is Eq. 1 over sim [B, B] at any float type, the mean
+// over rows of −log softmax(row)_i: model.InBatchSoftmax's loss in the
+// generic form the float64 checks need (model.SharedAnswerLoss with every
+// answer distinct).
+func inBatchSoftmax[T nn.Float](tp *nn.Tape[T], sim *nn.Var[T]) *nn.Var[T] {
+	return model.SharedAnswerLoss(tp, sim, nil)
+}
+
 // TestGradOps checks the differentiable pieces of the package against
 // finite differences: Eq. 1's in-batch softmax, Eq. 11's neighbour KL, GAM
 // (Eq. 12) with and without the stop-gradient, the multi-hop attention
