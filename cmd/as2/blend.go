@@ -24,6 +24,7 @@ func newTuneBlendCmd() *cobra.Command {
 		rankers string
 		out     string
 		opts    blend.Options
+		folds   int
 	)
 	c := &cobra.Command{
 		Use:   "blend",
@@ -39,8 +40,14 @@ wherever a model file goes (eval, rank, cascades, serve); model files in it are
 named relative to its folder. A blend file among --rankers is written as its
 rankers, each weight multiplied by the one fitted for it (a blend file holds
 no blend; scripts/equal-say.py writes such a file, to give models an equal
-say). The dev MAP of each ranker and of the blend is printed.`,
+say). --cv K chooses --l2 by K-fold cross-validation over the questions
+instead: each penalty of 0.001, 0.01, ..., 1000 is fitted on K-1 folds and
+scored by the fit's loss on the one left out, and the best is refitted on every
+question (few dev questions from the data the models trained on otherwise let
+the fit trust the models more than other text will). The dev MAP of each ranker
+and of the blend is printed.`,
 		Example: `  as2 tune blend --rankers m.as2,wo,idf-overlap,bm25 --dataset wikiqa --split dev --out blend.json
+  as2 tune blend --rankers m.as2,wo,bm25-stem --listwise --non-negative --cv 5 --dataset wikiqa --split dev --out blend.json
   as2 eval --model blend.json --dataset wikiqa --split test`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,6 +56,12 @@ say). The dev MAP of each ranker and of the blend is printed.`,
 			}
 			if opts.L2 < 0 {
 				return fmt.Errorf("--l2 %v: must be >= 0", opts.L2)
+			}
+			if cmd.Flags().Changed("cv") && folds < 2 {
+				return fmt.Errorf("--cv %d: needs at least 2 folds", folds)
+			}
+			if folds > 0 && cmd.Flags().Changed("l2") {
+				return errors.New("--l2 and --cv: give one (--cv chooses the penalty)")
 			}
 			_, qs, _, err := data.load("", "")
 			if err != nil {
@@ -64,8 +77,21 @@ say). The dev MAP of each ranker and of the blend is printed.`,
 				}
 				rs = append(rs, r)
 			}
-			b, err := blend.Fit(cmd.Context(), rs, qs, opts)
-			if err != nil {
+			var b *blend.Blend
+			if folds > 0 {
+				var scores []blend.CVScore
+				if b, scores, err = blend.FitCV(cmd.Context(), rs, qs, opts, folds, nil); err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+				fmt.Fprintf(tw, "l2\theld-out loss (%d folds)\n", folds)
+				for _, s := range scores {
+					fmt.Fprintf(tw, "%g\t%.5f\n", s.L2, s.Loss)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			} else if b, err = blend.Fit(cmd.Context(), rs, qs, opts); err != nil {
 				return err
 			}
 			spec := blend.Spec{Bias: b.Bias}
@@ -106,6 +132,7 @@ say). The dev MAP of each ranker and of the blend is printed.`,
 	fs.StringVar(&rankers, "rankers", "", "comma-separated rankers to blend: model files (as --model reads them: FILE.run blends another system's TREC run) or rule-based rankers (required)")
 	fs.StringVar(&out, "out", "", "blend file to write (JSON; required; written atomically)")
 	fs.Float64Var(&opts.L2, "l2", 1e-3, "L2 penalty on the (standardised) weights")
+	fs.IntVar(&folds, "cv", 0, "choose --l2 by this many folds of cross-validation over the questions (question i in fold i mod K; 0: use --l2)")
 	fs.BoolVar(&opts.Listwise, "listwise", false, "fit a softmax over each question's candidates (ranks better; the scores are then not probabilities: calibrate with as2 trigger) instead of a logistic regression over all candidates")
 	fs.BoolVar(&opts.NonNegative, "non-negative", false, "keep every weight >= 0: a ranker the fit weighs negatively is set to 0 and the rest refitted (rankers that nearly repeat each other otherwise get opposite weights that cancel on the dev set)")
 	return c

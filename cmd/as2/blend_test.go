@@ -50,6 +50,20 @@ func TestTuneBlend(t *testing.T) {
 	if _, err := run(t, "tune", "blend", "--rankers", "wo", "--dataset", "jsonl", "--path", in); err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Errorf("no --out: %v", err)
 	}
+	// --cv chooses the penalty: a table of the grid's held-out losses.
+	if msg, err = run(t, "tune", "blend", "--rankers", "wo,bm25", "--listwise", "--cv", "2", "--dataset", "jsonl", "--path", in, "--out", out); err != nil || !strings.Contains(msg, "held-out loss (2 folds)") || !strings.Contains(msg, "\n1000 ") {
+		t.Errorf("tune blend --cv 2: %v\n%s", err, msg)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"--cv 1", "--cv 1: needs at least 2 folds"},
+		{"--cv 3", "2 questions for 3 folds"},
+		{"--cv 2 --l2 1", "--l2 and --cv"},
+	} {
+		args := append([]string{"tune", "blend", "--rankers", "wo", "--dataset", "jsonl", "--path", in, "--out", out}, strings.Fields(tc.args)...)
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.args, err, tc.want)
+		}
+	}
 }
 
 // TestTuneBlendFlattens fits a blend whose rankers include a blend file

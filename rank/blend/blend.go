@@ -144,11 +144,101 @@ type Options struct {
 // Fit fits the weights of rankers on every labelled, non-empty candidate
 // of qs, with Newton's method (see Options).
 func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Options) (*Blend, error) {
+	d, err := scoreRows(ctx, rankers, qs)
+	if err != nil {
+		return nil, err
+	}
+	w, bias, err := d.fit(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Blend{Rankers: rankers, Weights: w, Bias: bias}, nil
+}
+
+// DefaultL2Grid are the penalties FitCV tries by default: 0.001 (Fit's
+// usual penalty, next to none on a few thousand candidates) up to 1000
+// by factors of 10.
+var DefaultL2Grid = []float64{1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}
+
+// CVScore is one penalty's mean loss on the held-out folds: the fit's own
+// objective (the listwise or logistic negative log-likelihood), per
+// question listwise and per candidate otherwise.
+type CVScore struct {
+	L2, Loss float64
+}
+
+// FitCV chooses o.L2 from grid (DefaultL2Grid when empty) by k-fold
+// cross-validation over the questions, question i in fold i mod k, and
+// fits every question with the penalty whose held-out loss is lowest
+// (ties go to the larger penalty). The dev questions a blend is fitted on
+// are few, and they come from the data its models trained on, so the
+// penalty says how far the fit may follow them. The rankers score each
+// question once. It returns the blend and each penalty's score.
+func FitCV(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Options, k int, grid []float64) (*Blend, []CVScore, error) {
+	if k < 2 {
+		return nil, nil, fmt.Errorf("blend: %d folds: cross-validation needs at least 2", k)
+	}
+	if len(qs) < k {
+		return nil, nil, fmt.Errorf("blend: %d questions for %d folds", len(qs), k)
+	}
+	if len(grid) == 0 {
+		grid = DefaultL2Grid
+	}
+	d, err := scoreRows(ctx, rankers, qs)
+	if err != nil {
+		return nil, nil, err
+	}
+	folds := make([]struct{ train, test *rows }, k)
+	for f := range folds {
+		folds[f].train, folds[f].test = d.split(func(g int) bool { return g%k == f })
+	}
+	scores := make([]CVScore, len(grid))
+	best := 0
+	for i, l2 := range grid {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		if l2 < 0 {
+			return nil, nil, fmt.Errorf("blend: penalty %v: must be >= 0", l2)
+		}
+		o.L2 = l2
+		var loss, n float64
+		for f, fold := range folds {
+			w, bias, err := fold.train.fit(o)
+			if err != nil {
+				return nil, nil, fmt.Errorf("blend: penalty %v, fold %d: %w", l2, f+1, err)
+			}
+			l, m := fold.test.loss(w, bias, o.Listwise)
+			loss, n = loss+l, n+m
+		}
+		if n == 0 {
+			return nil, nil, errors.New("blend: no question has both correct and incorrect candidates to score the folds by")
+		}
+		scores[i] = CVScore{L2: l2, Loss: loss / n}
+		if scores[i].Loss < scores[best].Loss || scores[i].Loss == scores[best].Loss && l2 > grid[best] {
+			best = i
+		}
+	}
+	o.L2 = grid[best]
+	w, bias, err := d.fit(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Blend{Rankers: rankers, Weights: w, Bias: bias}, scores, nil
+}
+
+// rows are the rankers' scores of every labelled, non-empty candidate,
+// one row each, with its label; groups[g] are the rows of question g.
+type rows struct {
+	xs     [][]float64
+	ys     []float64
+	groups [][2]int
+}
+
+// scoreRows scores every candidate of qs by each ranker.
+func scoreRows(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question) (*rows, error) {
 	d := len(rankers)
-	// groups[g] are the rows of question g.
-	var xs [][]float64
-	var ys []float64
-	var groups [][2]int
+	r := &rows{}
 	for i := range qs {
 		q := &qs[i]
 		if err := ctx.Err(); err != nil {
@@ -158,14 +248,14 @@ func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Op
 			return nil, fmt.Errorf("blend: question %q is not labelled", q.ID)
 		}
 		cols := make([][]float64, d)
-		for k, r := range rankers {
-			s, err := r.Score(ctx, q)
+		for k, rk := range rankers {
+			s, err := rk.Score(ctx, q)
 			if err != nil {
 				return nil, fmt.Errorf("blend: question %q: ranker %d: %w", q.ID, k+1, err)
 			}
 			cols[k] = s
 		}
-		start := len(xs)
+		start := len(r.xs)
 	cands:
 		for j, c := range q.Candidates {
 			x := make([]float64, d)
@@ -174,14 +264,87 @@ func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Op
 					continue cands // an empty candidate: nothing to learn
 				}
 			}
-			xs = append(xs, x)
-			ys = append(ys, float64(c.Label))
+			r.xs = append(r.xs, x)
+			r.ys = append(r.ys, float64(c.Label))
 		}
-		groups = append(groups, [2]int{start, len(xs)})
+		r.groups = append(r.groups, [2]int{start, len(r.xs)})
 	}
-	if len(xs) == 0 {
+	if len(r.xs) == 0 {
 		return nil, errors.New("blend: no candidates to fit on")
 	}
+	return r, nil
+}
+
+// split divides the questions into those for which out(g) is false and
+// those for which it is true.
+func (r *rows) split(out func(g int) bool) (in, held *rows) {
+	in, held = &rows{}, &rows{}
+	for g, gr := range r.groups {
+		t := in
+		if out(g) {
+			t = held
+		}
+		start := len(t.xs)
+		t.xs = append(t.xs, r.xs[gr[0]:gr[1]]...)
+		t.ys = append(t.ys, r.ys[gr[0]:gr[1]]...)
+		t.groups = append(t.groups, [2]int{start, len(t.xs)})
+	}
+	return in, held
+}
+
+// loss is the negative log-likelihood of the rows under weights w and
+// bias (see Options.Listwise), summed, and the number of terms: questions
+// with both correct and incorrect candidates when listwise, candidates
+// otherwise.
+func (r *rows) loss(w []float64, bias float64, listwise bool) (sum, n float64) {
+	if !listwise {
+		for i, x := range r.xs {
+			a := bias + dot(w, x)
+			// −log σ(a) = log(1+e^−a), −log(1−σ(a)) = log(1+e^a).
+			if r.ys[i] > 0 {
+				a = -a
+			}
+			sum += softplus(a)
+			n++
+		}
+		return sum, n
+	}
+	for _, gr := range r.groups {
+		ys := r.ys[gr[0]:gr[1]]
+		pos := 0.0
+		for _, y := range ys {
+			pos += y
+		}
+		if pos == 0 || pos == float64(len(ys)) {
+			continue
+		}
+		p := softmax(r.xs[gr[0]:gr[1]], w)
+		for j, y := range ys {
+			if y > 0 {
+				sum -= y / pos * math.Log(p[j])
+			}
+		}
+		n++
+	}
+	return sum, n
+}
+
+// softplus is log(1+eᵃ), without overflow.
+func softplus(a float64) float64 {
+	if a > 0 {
+		return a + math.Log1p(math.Exp(-a))
+	}
+	return math.Log1p(math.Exp(a))
+}
+
+// fit fits the weights (see Options) and returns them, on the rankers'
+// own scales, with the bias.
+func (r *rows) fit(o Options) ([]float64, float64, error) {
+	xs := r.xs
+	if len(xs) == 0 {
+		return nil, 0, errors.New("no candidates to fit on")
+	}
+	d := len(xs[0])
 	// Standardise for a well-conditioned fit; map back at the end.
 	mean, sd := make([]float64, d), make([]float64, d)
 	for _, x := range xs {
@@ -218,8 +381,8 @@ func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Op
 			zs[i][len(active)] = 1
 		}
 		var err error
-		if w, err = newton(zs, ys, groups, o); err != nil {
-			return nil, err
+		if w, err = newton(zs, r.ys, r.groups, o); err != nil {
+			return nil, 0, err
 		}
 		if !o.NonNegative {
 			break
@@ -234,19 +397,19 @@ func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Op
 			break
 		}
 		if len(active) == 1 {
-			return nil, fmt.Errorf("blend: no ranker gets a positive weight (the last, ranker %d, gets %.3g)", active[0]+1, w[0])
+			return nil, 0, fmt.Errorf("blend: no ranker gets a positive weight (the last, ranker %d, gets %.3g)", active[0]+1, w[0])
 		}
 		active = slices.Delete(active, worst, worst+1)
 	}
-	b := &Blend{Rankers: rankers, Weights: make([]float64, d), Bias: w[len(active)]}
+	weights, bias := make([]float64, d), w[len(active)]
 	for a, k := range active {
-		b.Weights[k] = w[a] / sd[k]
-		b.Bias -= w[a] * mean[k] / sd[k]
+		weights[k] = w[a] / sd[k]
+		bias -= w[a] * mean[k] / sd[k]
 	}
 	if o.Listwise {
-		b.Bias = 0 // a shift of every score changes no softmax
+		bias = 0 // a shift of every score changes no softmax
 	}
-	return b, nil
+	return weights, bias, nil
 }
 
 // newton fits weights over the columns of zs, whose last column is the

@@ -165,3 +165,115 @@ func TestListwiseRanksWithinQuestions(t *testing.T) {
 		t.Fatalf("weights %v bias %v: want feature 0 to dominate, no bias", b.Weights, b.Bias)
 	}
 }
+
+// TestFitCVChoosesPenalty: where the features carry the labels, the
+// held-out folds want the weights free (a small penalty); where they are
+// noise, any weight fitted on four folds costs on the fifth, so the
+// largest penalty wins, and the weights shrink towards 0.
+func TestFitCVChoosesPenalty(t *testing.T) {
+	ctx := context.Background()
+	qs, features := logisticQuestions([]float64{2, -0.5}, -1)
+	rs := []rank.Ranker{feature(features, 0), feature(features, 1)}
+	for _, listwise := range []bool{false, true} {
+		b, scores, err := FitCV(ctx, rs, qs, Options{Listwise: listwise}, 5, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(scores) != len(DefaultL2Grid) {
+			t.Fatalf("listwise %v: %d scores for %d penalties", listwise, len(scores), len(DefaultL2Grid))
+		}
+		best := scores[0]
+		for _, s := range scores {
+			if s.Loss < best.Loss {
+				best = s
+			}
+		}
+		if best.L2 > 10 || scores[len(scores)-1].Loss <= best.Loss {
+			t.Errorf("listwise %v: informative features chose penalty %v (scores %v)", listwise, best.L2, scores)
+		}
+		// The blend is the fit of every question at the chosen penalty.
+		want, err := Fit(ctx, rs, qs, Options{L2: best.L2, Listwise: listwise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want.Weights {
+			if b.Weights[k] != want.Weights[k] || b.Bias != want.Bias {
+				t.Errorf("listwise %v: weights %v bias %v, want %v bias %v", listwise, b.Weights, b.Bias, want.Weights, want.Bias)
+			}
+		}
+		if !listwise && math.Abs(b.Weights[0]-2) > 0.3 {
+			t.Errorf("weight %v, want about 2", b.Weights[0])
+		}
+	}
+
+	// Noise: labels drawn independently of the features.
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range qs {
+		for j := range qs[i].Candidates {
+			qs[i].Candidates[j].Label = dataset.Negative
+		}
+		qs[i].Candidates[rng.IntN(len(qs[i].Candidates))].Label = dataset.Positive
+	}
+	free, err := Fit(ctx, rs, qs, Options{L2: 1e-3, Listwise: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, scores, err := FitCV(ctx, rs, qs, Options{Listwise: true}, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := scores[len(scores)-1]
+	for _, s := range scores[:len(scores)-1] {
+		if s.Loss < last.Loss {
+			t.Errorf("noise: penalty %v scored %v, under the largest's %v", s.L2, s.Loss, last.Loss)
+		}
+	}
+	if math.Abs(b.Weights[0]) >= math.Abs(free.Weights[0]) || math.Abs(b.Weights[1]) >= math.Abs(free.Weights[1]) {
+		t.Errorf("noise: weights %v, want them shrunk from the unpenalised %v", b.Weights, free.Weights)
+	}
+}
+
+// TestRowsLoss: with every weight 0, each of n candidates has
+// probability 1/n listwise and 1/2 pointwise.
+func TestRowsLoss(t *testing.T) {
+	r := &rows{
+		xs:     [][]float64{{1}, {2}, {3}, {4}, {5}, {6}},
+		ys:     []float64{0, 1, 0, 0, 1, 1}, // question 2 has no wrong candidate: not scored listwise
+		groups: [][2]int{{0, 4}, {4, 6}},
+	}
+	for _, tc := range []struct {
+		listwise bool
+		sum, n   float64
+	}{
+		{true, math.Log(4), 1},
+		{false, 6 * math.Log(2), 6},
+	} {
+		sum, n := r.loss([]float64{0}, 0, tc.listwise)
+		if math.Abs(sum-tc.sum) > 1e-12 || n != tc.n {
+			t.Errorf("listwise %v: loss %v over %v, want %v over %v", tc.listwise, sum, n, tc.sum, tc.n)
+		}
+	}
+	// A sure, right score costs nothing; a sure, wrong one a lot.
+	if sum, _ := r.loss([]float64{0}, 50, false); sum < 100 {
+		t.Errorf("a bias of 50 on 3 wrong candidates cost %v", sum)
+	}
+}
+
+func TestFitCVErrors(t *testing.T) {
+	qs, features := logisticQuestions([]float64{1, 0}, 0)
+	rs := []rank.Ranker{feature(features, 0)}
+	for _, tc := range []struct {
+		k    int
+		grid []float64
+		qs   []dataset.Question
+		want string
+	}{
+		{1, nil, qs, "at least 2"},
+		{5, nil, qs[:3], "3 questions for 5 folds"},
+		{5, []float64{1, -1}, qs, "penalty -1"},
+	} {
+		if _, _, err := FitCV(context.Background(), rs, tc.qs, Options{}, tc.k, tc.grid); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("k %d, grid %v: %v, want %q", tc.k, tc.grid, err, tc.want)
+		}
+	}
+}
