@@ -57,7 +57,7 @@ and of the blend is printed.`,
 			if opts.L2 < 0 {
 				return fmt.Errorf("--l2 %v: must be >= 0", opts.L2)
 			}
-			if cmd.Flags().Changed("cv") && folds < 2 {
+			if folds < 0 || folds == 1 {
 				return fmt.Errorf("--cv %d: needs at least 2 folds", folds)
 			}
 			if folds > 0 && cmd.Flags().Changed("l2") {

@@ -56,6 +56,7 @@ func TestTuneBlend(t *testing.T) {
 	}
 	for _, tc := range []struct{ args, want string }{
 		{"--cv 1", "--cv 1: needs at least 2 folds"},
+		{"--cv -2", "--cv -2: needs at least 2 folds"},
 		{"--cv 3", "2 questions for 3 folds"},
 		{"--cv 2 --l2 1", "--l2 and --cv"},
 	} {

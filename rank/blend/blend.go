@@ -144,11 +144,11 @@ type Options struct {
 // Fit fits the weights of rankers on every labelled, non-empty candidate
 // of qs, with Newton's method (see Options).
 func Fit(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o Options) (*Blend, error) {
-	d, err := scoreRows(ctx, rankers, qs)
+	data, err := scoreRows(ctx, rankers, qs)
 	if err != nil {
 		return nil, err
 	}
-	w, bias, err := d.fit(o)
+	w, bias, err := data.fit(o)
 	if err != nil {
 		return nil, err
 	}
@@ -184,22 +184,24 @@ func FitCV(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o 
 	if len(grid) == 0 {
 		grid = DefaultL2Grid
 	}
-	d, err := scoreRows(ctx, rankers, qs)
+	for _, l2 := range grid { // before the rankers run, which is the slow part
+		if l2 < 0 {
+			return nil, nil, fmt.Errorf("blend: penalty %v: must be >= 0", l2)
+		}
+	}
+	data, err := scoreRows(ctx, rankers, qs)
 	if err != nil {
 		return nil, nil, err
 	}
 	folds := make([]struct{ train, test *rows }, k)
 	for f := range folds {
-		folds[f].train, folds[f].test = d.split(func(g int) bool { return g%k == f })
+		folds[f].train, folds[f].test = data.split(func(g int) bool { return g%k == f })
 	}
 	scores := make([]CVScore, len(grid))
 	best := 0
 	for i, l2 := range grid {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
-		}
-		if l2 < 0 {
-			return nil, nil, fmt.Errorf("blend: penalty %v: must be >= 0", l2)
 		}
 		o.L2 = l2
 		var loss, n float64
@@ -220,7 +222,7 @@ func FitCV(ctx context.Context, rankers []rank.Ranker, qs []dataset.Question, o 
 		}
 	}
 	o.L2 = grid[best]
-	w, bias, err := d.fit(o)
+	w, bias, err := data.fit(o)
 	if err != nil {
 		return nil, nil, err
 	}
