@@ -50,6 +50,7 @@ const Name = "crossencoder"
 // Pooling modes.
 const (
 	PoolMean   = "mean"   // mean of the real positions' states
+	PoolMax    = "max"    // each dimension's largest over the real positions
 	PoolCLS    = "cls"    // the first position's state ([CLS])
 	PoolPooler = "pooler" // BERT's pooler: tanh(W·h_[CLS] + b)
 )
@@ -57,7 +58,7 @@ const (
 // Hyper are the cross-encoder's hyperparameters.
 type Hyper struct {
 	Encoder string  `json:"encoder"` // the encoder kind, e.g. use-lite or bert
-	Pool    string  `json:"pool"`    // mean, cls or pooler; "" chooses by encoder
+	Pool    string  `json:"pool"`    // mean, max, cls or pooler; "" chooses by encoder
 	Dropout float64 `json:"dropout"` // on the pooled vector, in training
 	// BatchTokens bounds a padded batch's positions (batch × longest).
 	BatchTokens int `json:"batch_tokens"`
@@ -132,7 +133,7 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 	n := &net{hyper: h, enc: pe, ps: nn.NewParams[float32]()}
 	rng := nn.NewRNG(seed)
 	switch h.Pool {
-	case PoolMean, PoolCLS:
+	case PoolMean, PoolMax, PoolCLS:
 	case PoolPooler:
 		n.pooler = nn.NewLinear(n.ps, "head.pooler", d, d, true, rng)
 		if head != nil && head.PoolerW != nil {
@@ -140,7 +141,7 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 			copy(n.pooler.B.Value.Data, head.PoolerB.Data)
 		}
 	default:
-		return nil, fmt.Errorf("pooling %q: want mean, cls or pooler", h.Pool)
+		return nil, fmt.Errorf("pooling %q: want mean, max, cls or pooler", h.Pool)
 	}
 	n.score = nn.NewLinear(n.ps, "head.score", d, 1, true, rng)
 	if h.ExactMatch {
@@ -331,6 +332,8 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 		switch n.hyper.Pool {
 		case PoolMean:
 			pooled[j] = tp.MeanPool(tp.Rows(x, j*t, j*t+l))
+		case PoolMax:
+			pooled[j] = tp.MaxPool(tp.Rows(x, j*t, j*t+l))
 		default:
 			pooled[j] = tp.Row(x, j*t)
 		}

@@ -154,9 +154,9 @@ func TestErrors(t *testing.T) {
 		t.Errorf("exact match on a BERT encoder: %v", err)
 	}
 	h = Recipe()
-	h.Pool = "max"
-	if _, err := New(h, tinydata.USELite(t, 1), 1); err == nil {
-		t.Error("pool max accepted")
+	h.Pool = "min"
+	if _, err := New(h, tinydata.USELite(t, 1), 1); err == nil || !strings.Contains(err.Error(), "want mean, max") {
+		t.Errorf("pool min: %v", err)
 	}
 	m := mustNew(t, Recipe(), tinydata.USELite(t, 1))
 	ts := m.Tensors()
@@ -192,7 +192,7 @@ func TestGradients(t *testing.T) {
 	for _, c := range []struct {
 		pool       string
 		exactMatch bool
-	}{{PoolMean, false}, {PoolCLS, false}, {PoolMean, true}} {
+	}{{PoolMean, false}, {PoolMax, false}, {PoolCLS, false}, {PoolMean, true}} {
 		t.Run(fmt.Sprintf("%s, exact match %v", c.pool, c.exactMatch), func(t *testing.T) {
 			h := Recipe()
 			h.Pool, h.Dropout, h.BatchTokens, h.ExactMatch = c.pool, 0, 30, c.exactMatch
