@@ -49,16 +49,19 @@ const Name = "crossencoder"
 
 // Pooling modes.
 const (
-	PoolMean   = "mean"   // mean of the real positions' states
-	PoolMax    = "max"    // each dimension's largest over the real positions
-	PoolCLS    = "cls"    // the first position's state ([CLS])
-	PoolPooler = "pooler" // BERT's pooler: tanh(W·h_[CLS] + b)
+	PoolMean = "mean" // mean of the real positions' states
+	PoolMax  = "max"  // each dimension's largest over the real positions
+	// PoolAttention weighs the real positions by softmax(H·u), u learnt
+	// and starting at zero, where it is the mean.
+	PoolAttention = "attention"
+	PoolCLS       = "cls"    // the first position's state ([CLS])
+	PoolPooler    = "pooler" // BERT's pooler: tanh(W·h_[CLS] + b)
 )
 
 // Hyper are the cross-encoder's hyperparameters.
 type Hyper struct {
 	Encoder string  `json:"encoder"` // the encoder kind, e.g. use-lite or bert
-	Pool    string  `json:"pool"`    // mean, max, cls or pooler; "" chooses by encoder
+	Pool    string  `json:"pool"`    // mean, max, attention, cls or pooler; "" chooses by encoder
 	Dropout float64 `json:"dropout"` // on the pooled vector, in training
 	// BatchTokens bounds a padded batch's positions (batch × longest).
 	BatchTokens int `json:"batch_tokens"`
@@ -82,6 +85,7 @@ type net struct {
 	enc    encoder.PairEncoder
 	ps     *nn.Params[float32]
 	pooler *nn.Linear[float32] // PoolPooler only
+	query  *nn.Param[float32]  // PoolAttention only: u [1, d]
 	score  *nn.Linear[float32]
 	// match is the exact-match table [2, input width] of a marking
 	// encoder (Hyper.ExactMatch only).
@@ -134,6 +138,10 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 	rng := nn.NewRNG(seed)
 	switch h.Pool {
 	case PoolMean, PoolMax, PoolCLS:
+	case PoolAttention:
+		// Zero: training starts from mean pooling, the pooling USE-Lite's
+		// own sentence vectors use, and learns which positions to favour.
+		n.query = n.ps.New("head.attention", 1, d)
 	case PoolPooler:
 		n.pooler = nn.NewLinear(n.ps, "head.pooler", d, d, true, rng)
 		if head != nil && head.PoolerW != nil {
@@ -141,7 +149,7 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 			copy(n.pooler.B.Value.Data, head.PoolerB.Data)
 		}
 	default:
-		return nil, fmt.Errorf("pooling %q: want mean, max, cls or pooler", h.Pool)
+		return nil, fmt.Errorf("pooling %q: want mean, max, attention, cls or pooler", h.Pool)
 	}
 	n.score = nn.NewLinear(n.ps, "head.score", d, 1, true, rng)
 	if h.ExactMatch {
@@ -334,6 +342,10 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 			pooled[j] = tp.MeanPool(tp.Rows(x, j*t, j*t+l))
 		case PoolMax:
 			pooled[j] = tp.MaxPool(tp.Rows(x, j*t, j*t+l))
+		case PoolAttention:
+			h := tp.Rows(x, j*t, j*t+l)
+			a := tp.Softmax(tp.MatMulT(tp.Param(n.query), h)) // [1, l]
+			pooled[j] = tp.Reshape(tp.MatMul(a, h), x.Value.Shape[1])
 		default:
 			pooled[j] = tp.Row(x, j*t)
 		}

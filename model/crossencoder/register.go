@@ -47,7 +47,7 @@ the README's "Exact-match marks" gives what it measured.`,
 }
 
 func flags(fs model.FlagSet, h *Hyper) {
-	fs.StringVar(&h.Pool, "pool", h.Pool, "pooling: mean, max, cls or pooler (none: pooler for a checkpoint that has one, cls for other BERT checkpoints, mean for use-lite)")
+	fs.StringVar(&h.Pool, "pool", h.Pool, "pooling: mean, max, attention (softmax(H·u)-weighted, u learnt from zero, where it is the mean), cls or pooler (none: pooler for a checkpoint that has one, cls for other BERT checkpoints, mean for use-lite)")
 	fs.Float64Var(&h.Dropout, "dropout", h.Dropout, "dropout on the pooled vector")
 	fs.IntVar(&h.BatchTokens, "batch-tokens", h.BatchTokens, "most positions (candidates x longest) in one padded batch")
 	fs.BoolVar(&h.ExactMatch, "exact-match", h.ExactMatch, "add a learned embedding to each piece the question and the candidate share (use-lite; DrQA's exact-match feature)")
