@@ -245,15 +245,7 @@ func TestAttentionPoolStartsAsMean(t *testing.T) {
 	if reflect.DeepEqual(moved, got) {
 		t.Fatal("a non-zero query leaves the scores as they were")
 	}
-	var buf bytes.Buffer
-	if err := model.Write(&buf, att); err != nil {
-		t.Fatal(err)
-	}
-	back, err := model.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := scores(t, back, q); !reflect.DeepEqual(got, moved) {
+	if got := scores(t, modelfile.RoundTrip(t, att), q); !reflect.DeepEqual(got, moved) {
 		t.Fatalf("read back: %v, want %v", got, moved)
 	}
 }

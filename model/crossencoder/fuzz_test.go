@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzRead feeds model.Read mutated cross-encoder files: over USE-Lite
-// (with exact-match marks) and over an imported BERT classifier.
+// (with exact-match marks, and attention-pooled) and over an imported BERT
+// classifier.
 func FuzzRead(f *testing.F) {
 	h := Recipe()
 	h.ExactMatch = true
@@ -17,5 +18,7 @@ func FuzzRead(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	modelfile.Fuzz(f, mustNew(f, h, tinydata.USELite(f, 1)), mustNew(f, Recipe(), benc))
+	att := Recipe()
+	att.Pool = PoolAttention
+	modelfile.Fuzz(f, mustNew(f, h, tinydata.USELite(f, 1)), mustNew(f, att, tinydata.USELite(f, 1)), mustNew(f, Recipe(), benc))
 }
