@@ -313,11 +313,8 @@ func (r *rows) loss(w []float64, bias float64, listwise bool) (sum, n float64) {
 	}
 	for _, gr := range r.groups {
 		ys := r.ys[gr[0]:gr[1]]
-		pos := 0.0
-		for _, y := range ys {
-			pos += y
-		}
-		if pos == 0 || pos == float64(len(ys)) {
+		pos, ok := ranks(ys)
+		if !ok {
 			continue
 		}
 		p := softmax(r.xs[gr[0]:gr[1]], w)
@@ -439,12 +436,9 @@ func newton(zs [][]float64, ys []float64, groups [][2]int, o Options) ([]float64
 		if o.Listwise {
 			for _, gr := range groups {
 				rows := zs[gr[0]:gr[1]]
-				var pos float64
-				for _, y := range ys[gr[0]:gr[1]] {
-					pos += y
-				}
-				if pos == 0 || pos == float64(len(rows)) {
-					continue // nothing to rank
+				pos, ok := ranks(ys[gr[0]:gr[1]])
+				if !ok {
+					continue
 				}
 				p := softmax(rows, w)
 				mean := make([]float64, n)
@@ -488,6 +482,16 @@ func newton(zs [][]float64, ys []float64, groups [][2]int, o Options) ([]float64
 		}
 	}
 	return w, nil
+}
+
+// ranks reports whether a question with labels ys has something to rank
+// listwise (correct and incorrect candidates both), and its number of
+// correct ones, which divide the listwise target.
+func ranks(ys []float64) (pos float64, ok bool) {
+	for _, y := range ys {
+		pos += y
+	}
+	return pos, pos > 0 && pos < float64(len(ys))
 }
 
 func dot(w, z []float64) float64 {
