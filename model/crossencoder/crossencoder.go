@@ -334,6 +334,10 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 	} else {
 		x, t = n.enc.EncodeBatch(tp, batch)
 	}
+	var query *nn.Var[float32] // PoolAttention's u, once per batch
+	if n.query != nil {
+		query = tp.Param(n.query)
+	}
 	pooled := make([]*nn.Var[float32], len(batch))
 	for j, s := range batch {
 		l := max(min(s.Len(), t), 1)
@@ -344,7 +348,7 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 			pooled[j] = tp.MaxPool(tp.Rows(x, j*t, j*t+l))
 		case PoolAttention:
 			h := tp.Rows(x, j*t, j*t+l)
-			a := tp.Softmax(tp.MatMulT(tp.Param(n.query), h)) // [1, l]
+			a := tp.Softmax(tp.MatMulT(query, h)) // [1, l]
 			pooled[j] = tp.Reshape(tp.MatMul(a, h), x.Value.Shape[1])
 		default:
 			pooled[j] = tp.Row(x, j*t)
