@@ -109,8 +109,9 @@ func Decode(spec Spec, tensors []safetensors.Tensor) (Encoder[float32], error) {
 }
 
 // Sequence is one model input made of one or two sentences joined the
-// encoder's way (separators, truncation): ids and, for encoders that have
-// them, token types (nil: none).
+// encoder's way (separators, truncation): ids and, for a pair, token types
+// (0 for the first sentence, 1 for the second; nil: not given), which
+// BERT embeds and USE-Lite's weights do not read.
 type Sequence struct {
 	IDs, Types []int
 	// Marks are per-position marks a MarkingEncoder embeds (nil, or a

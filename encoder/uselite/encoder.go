@@ -144,12 +144,18 @@ func (e *Encoder) Tensors() []safetensors.Tensor {
 func (e *Encoder) MaxLen() int { return e.m.cfg.MaxLen }
 
 // Pair implements encoder.PairEncoder: a SepID b, truncated longest-first
-// to MaxLen; no token types.
+// to MaxLen. Its Types say which sentence each position is from (0: a and
+// the separator, 1: b); USE-Lite's weights read none, but a model may
+// embed them as marks (the cross-encoder's segment embedding).
 func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
 	x, y := truncatePair(a.IDs, b.IDs, e.m.cfg.MaxLen-1)
 	ids := make([]int, 0, len(x)+1+len(y))
 	ids = append(append(append(ids, x...), SepID), y...)
-	return encoder.Sequence{IDs: ids}
+	types := make([]int, len(ids))
+	for i := len(x) + 1; i < len(types); i++ {
+		types[i] = 1
+	}
+	return encoder.Sequence{IDs: ids, Types: types}
 }
 
 // truncatePair shortens the longer of x and y (y on ties) one id at a time

@@ -3,6 +3,7 @@ package uselite
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,14 @@ func TestEncoderRoundTrip(t *testing.T) {
 	pair := enc.Pair(a, enc.Tokenize("a cat"))
 	if pair.Len() > enc.MaxLen() || pair.IDs[len(pair.IDs)-3] != SepID && !containsSep(pair.IDs) {
 		t.Errorf("pair %v", pair.IDs)
+	}
+	// The types mark the second sentence's positions, after the separator.
+	want := make([]int, pair.Len())
+	for i := slices.Index(pair.IDs, SepID) + 1; i < len(want); i++ {
+		want[i] = 1
+	}
+	if !slices.Equal(pair.Types, want) {
+		t.Errorf("pair %v: types %v, want %v", pair.IDs, pair.Types, want)
 	}
 }
 

@@ -18,7 +18,9 @@
 // With Hyper.ExactMatch, over a marking encoder (USE-Lite), every piece
 // that the question and the candidate share gets a learned embedding added
 // to its input (exactMatch), so that each layer knows what the lexical
-// rankers know.
+// rankers know. With Hyper.Segments, every position of the candidate gets
+// one (BERT's segment embedding, which USE-Lite lacks), so that each layer
+// can tell a question's word from the same word in the candidate.
 //
 // The encoder's weights are the model's parameters (adopted under
 // "encoder.", see nn.Params.Adopt): training fine-tunes them under any
@@ -68,6 +70,9 @@ type Hyper struct {
 	// ExactMatch adds a learned embedding to the input of every piece that
 	// occurs in both the question and the candidate (exactMatch).
 	ExactMatch bool `json:"exact_match,omitempty"`
+	// Segments adds a learned embedding to the input of every position of
+	// the candidate (marks).
+	Segments bool `json:"segments,omitempty"`
 }
 
 // Recipe is as2's default.
@@ -88,10 +93,12 @@ type net struct {
 	query  *nn.Param[float32]  // PoolAttention only: u [1, d]
 	score  *nn.Linear[float32]
 	// match is the exact-match table [2, input width] of a marking
-	// encoder (Hyper.ExactMatch only).
-	match   *nn.Param[float32]
-	marking encoder.MarkingEncoder
-	tapes   sync.Pool
+	// encoder (Hyper.ExactMatch only), segment the candidate's row [1,
+	// input width] (Hyper.Segments only); marking is the encoder when
+	// either is on.
+	match, segment *nn.Param[float32]
+	marking        encoder.MarkingEncoder
+	tapes          sync.Pool
 }
 
 // New builds a cross-encoder over enc, whose weights it adopts (enc must
@@ -152,14 +159,24 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 		return nil, fmt.Errorf("pooling %q: want mean, max, attention, cls or pooler", h.Pool)
 	}
 	n.score = nn.NewLinear(n.ps, "head.score", d, 1, true, rng)
-	if h.ExactMatch {
+	if h.ExactMatch || h.Segments {
 		me, ok := enc.(encoder.MarkingEncoder)
 		if !ok {
-			return nil, fmt.Errorf("exact-match marks need an encoder that embeds them (use-lite), not %s", kind)
+			return nil, fmt.Errorf("exact-match marks and segments need an encoder that embeds marks (use-lite), not %s", kind)
+		}
+		if h.Segments && me.Pair(encoder.Tokens{IDs: []int{0}}, encoder.Tokens{IDs: []int{0}}).Types == nil {
+			return nil, fmt.Errorf("segments need an encoder that says which sentence each position is from, which %s does not", kind)
 		}
 		// Zero rows: training starts from the pretrained encoder's
-		// behaviour and learns what a shared piece is worth.
-		n.match, n.marking = n.ps.New("head.match", 2, me.InputDim()), me
+		// behaviour and learns what a shared piece, or a candidate's
+		// position, is worth.
+		n.marking = me
+		if h.ExactMatch {
+			n.match = n.ps.New("head.match", 2, me.InputDim())
+		}
+		if h.Segments {
+			n.segment = n.ps.New("head.segment", 1, me.InputDim())
+		}
 	}
 	if head != nil && head.ClassifierW != nil && h.Pool == PoolPooler {
 		if err := n.fromClassifier(head); err != nil {
@@ -223,8 +240,8 @@ func (n *net) prepare(q *dataset.Question) *input {
 		for i := lo; i < hi; i++ {
 			ct := n.enc.Tokenize(q.Candidates[i].Text)
 			in.seqs[i] = n.enc.Pair(qt, ct)
-			if n.match != nil {
-				in.seqs[i].Marks = exactMatch(in.seqs[i], qt, ct)
+			if n.marking != nil {
+				in.seqs[i].Marks = n.marks(in.seqs[i], qt, ct)
 			}
 		}
 	})
@@ -236,6 +253,53 @@ const (
 	markContent = 0 // a shared piece that carries meaning
 	markFunc    = 1 // a shared stopword or punctuation piece
 )
+
+// marks are the marks of pair s of q and c, rows of markTable's table:
+// exactMatch's alone; the segment row (0) at the candidate's positions
+// alone; or, with both, exactMatch's marks at the question's positions
+// and, at the candidate's, the segment row (2) or a match row plus the
+// segment row (3 + mark).
+func (n *net) marks(s encoder.Sequence, q, c encoder.Tokens) []int {
+	var match []int
+	if n.match != nil {
+		match = exactMatch(s, q, c)
+	}
+	if n.segment == nil {
+		return match
+	}
+	marks := make([]int, s.Len())
+	for i := range marks {
+		m := -1
+		if match != nil {
+			m = match[i]
+		}
+		switch {
+		case i >= len(s.Types) || s.Types[i] != 1:
+			marks[i] = m
+		case match == nil:
+			marks[i] = 0
+		case m < 0:
+			marks[i] = 2
+		default:
+			marks[i] = 3 + m
+		}
+	}
+	return marks
+}
+
+// markTable is the table the marks index, on tp (see marks): the match
+// rows, the segment row, or both with each match row plus the segment row
+// after them.
+func (n *net) markTable(tp *nn.Tape[float32]) *nn.Var[float32] {
+	switch {
+	case n.segment == nil:
+		return tp.Param(n.match)
+	case n.match == nil:
+		return tp.Param(n.segment)
+	}
+	m, seg := tp.Param(n.match), tp.Param(n.segment)
+	return tp.Stack(m, seg, tp.AddBias(m, seg))
+}
 
 // exactMatch marks each position of s whose piece occurs in both the
 // question q and the candidate c, on both sides of the pair: the
@@ -330,7 +394,7 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 	var x *nn.Var[float32]
 	var t int
 	if n.marking != nil {
-		x, t = n.marking.EncodeBatchMarked(tp, batch, tp.Param(n.match))
+		x, t = n.marking.EncodeBatchMarked(tp, batch, n.markTable(tp))
 	} else {
 		x, t = n.enc.EncodeBatch(tp, batch)
 	}

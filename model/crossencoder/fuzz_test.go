@@ -9,11 +9,11 @@ import (
 )
 
 // FuzzRead feeds model.Read mutated cross-encoder files: over USE-Lite
-// (with exact-match marks, and attention-pooled) and over an imported BERT
-// classifier.
+// (with exact-match marks and segments, and attention-pooled) and over an
+// imported BERT classifier.
 func FuzzRead(f *testing.F) {
 	h := Recipe()
-	h.ExactMatch = true
+	h.ExactMatch, h.Segments = true, true
 	benc, err := bert.LoadEncoder(tinydata.BERTDir(f))
 	if err != nil {
 		f.Fatal(err)

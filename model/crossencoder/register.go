@@ -27,7 +27,9 @@ BERT's smaller rates instead (--lr 2e-5 to 5e-5, Devlin et al. 2019).
 --exact-match (use-lite) adds a learned embedding to every piece that the
 question and the candidate share, one for content pieces and one for
 stopwords and punctuation (DrQA's exact-match feature, Chen et al. 2017);
-the README's "Exact-match marks" gives what it measured.`,
+the README's "Exact-match marks" gives what it measured. --segments
+(use-lite) adds a learned embedding to every position of the candidate, as
+BERT's segment embedding does, which USE-Lite lacks.`,
 		Recipe:   Recipe,
 		Paper:    Recipe,
 		Flags:    flags,
@@ -40,6 +42,9 @@ the README's "Exact-match marks" gives what it measured.`,
 			if h.ExactMatch {
 				d += ", exact-match marks"
 			}
+			if h.Segments {
+				d += ", segments"
+			}
 			return d
 		},
 		Encoder: uselite.Kind,
@@ -51,6 +56,7 @@ func flags(fs model.FlagSet, h *Hyper) {
 	fs.Float64Var(&h.Dropout, "dropout", h.Dropout, "dropout on the pooled vector")
 	fs.IntVar(&h.BatchTokens, "batch-tokens", h.BatchTokens, "most positions (candidates x longest) in one padded batch")
 	fs.BoolVar(&h.ExactMatch, "exact-match", h.ExactMatch, "add a learned embedding to each piece the question and the candidate share (use-lite; DrQA's exact-match feature)")
+	fs.BoolVar(&h.Segments, "segments", h.Segments, "add a learned embedding to each position of the candidate (use-lite; BERT's segment embedding)")
 }
 
 // training is the fine-tuning recipe: a short schedule and a tight
