@@ -158,16 +158,16 @@ func TestSegments(t *testing.T) {
 	q, c := tok("▁who ▁invented ▁the ▁cube", 10, 11, 12, 13), tok("▁the ▁cube ▁was", 12, 13, 15)
 	seq := encoder.Sequence{IDs: []int{10, 11, 12, 13, 2, 12, 13, 15}, Types: []int{0, 0, 0, 0, 0, 1, 1, 1}}
 	for _, tc := range []struct {
-		name              string
-		exactMatch, segms bool
-		want              []int
+		name                 string
+		exactMatch, segments bool
+		want                 []int
 	}{
 		{"exact match", true, false, []int{-1, -1, 1, 0, -1, 1, 0, -1}},
 		{"segments", false, true, []int{-1, -1, -1, -1, -1, 0, 0, 0}},
 		{"both", true, true, []int{-1, -1, 1, 0, -1, 4, 3, 2}},
 	} {
 		h := Recipe()
-		h.ExactMatch, h.Segments = tc.exactMatch, tc.segms
+		h.ExactMatch, h.Segments = tc.exactMatch, tc.segments
 		m := mustNew(t, h, tinydata.USELite(t, 1))
 		if got := m.marks(seq, q, c); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: marks %v, want %v", tc.name, got, tc.want)
