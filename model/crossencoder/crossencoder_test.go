@@ -134,25 +134,11 @@ func TestExactMatch(t *testing.T) {
 			t.Errorf("%s: marks %v, want %v", c.name, got, c.want)
 		}
 	}
-	// A zero table (a fresh model) leaves the scores as they were; a
-	// trained one changes them.
-	q := tinydata.LongQuestion(5)
-	h := Recipe()
-	plain := scores(t, mustNew(t, h, tinydata.USELite(t, 1)), q)
-	h.ExactMatch = true
-	m := mustNew(t, h, tinydata.USELite(t, 1))
-	nntest.Close(t, "zero marks", scores(t, m, q), plain, 1e-6)
-	randomize(m.match, 1)
-	if reflect.DeepEqual(scores(t, m, q), plain) {
-		t.Error("the exact-match table does not change the scores")
-	}
 }
 
 // TestSegments checks the segment marks, alone and beside exact-match
 // marks: the candidate's positions (token type 1) get the segment row, or
-// a match row plus it; the question's keep their match marks. A zero
-// segment row (a fresh model) leaves the scores as they were; a trained
-// one changes them, and the model file keeps it.
+// a match row plus it; the question's keep their match marks.
 func TestSegments(t *testing.T) {
 	tok := func(s string, ids ...int) encoder.Tokens { return encoder.Tokens{Text: strings.Fields(s), IDs: ids} }
 	q, c := tok("▁who ▁invented ▁the ▁cube", 10, 11, 12, 13), tok("▁the ▁cube ▁was", 12, 13, 15)
@@ -173,23 +159,37 @@ func TestSegments(t *testing.T) {
 			t.Errorf("%s: marks %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
 
-	lq := tinydata.LongQuestion(5)
-	h := Recipe()
-	plain := scores(t, mustNew(t, h, tinydata.USELite(t, 1)), lq)
-	h.Segments = true
-	m := mustNew(t, h, tinydata.USELite(t, 1))
-	nntest.Close(t, "zero segment row", scores(t, m, lq), plain, 1e-6)
-	h.ExactMatch = true
-	mb := mustNew(t, h, tinydata.USELite(t, 1))
-	nntest.Close(t, "zero segment and match rows", scores(t, mb, lq), plain, 1e-6)
-	randomize(m.segment, 1)
-	moved := scores(t, m, lq)
-	if reflect.DeepEqual(moved, plain) {
-		t.Error("the segment row does not change the scores")
-	}
-	if got := scores(t, modelfile.RoundTrip(t, m), lq); !reflect.DeepEqual(got, moved) {
-		t.Errorf("read back: %v, want %v", got, moved)
+// TestMarkTablesStartAtZero: the exact-match and segment tables of a fresh
+// model are zero and leave the scores as USE-Lite's; trained ones change
+// them, and the model file keeps them.
+func TestMarkTablesStartAtZero(t *testing.T) {
+	q := tinydata.LongQuestion(5)
+	plain := scores(t, mustNew(t, Recipe(), tinydata.USELite(t, 1)), q)
+	for _, tc := range []struct {
+		name                 string
+		exactMatch, segments bool
+	}{{"exact match", true, false}, {"segments", false, true}, {"both", true, true}} {
+		h := Recipe()
+		h.ExactMatch, h.Segments = tc.exactMatch, tc.segments
+		m := mustNew(t, h, tinydata.USELite(t, 1))
+		nntest.Close(t, tc.name+", zero tables", scores(t, m, q), plain, 1e-6)
+		before := plain
+		for k, p := range []*nn.Param[float32]{m.match, m.segment} {
+			if p == nil {
+				continue
+			}
+			randomize(p, uint64(k+1))
+			moved := scores(t, m, q)
+			if reflect.DeepEqual(moved, before) {
+				t.Errorf("%s: %s does not change the scores", tc.name, p.Name)
+			}
+			if got := scores(t, modelfile.RoundTrip(t, m), q); !reflect.DeepEqual(got, moved) {
+				t.Errorf("%s: read back: %v, want %v", tc.name, got, moved)
+			}
+			before = moved
+		}
 	}
 }
 
