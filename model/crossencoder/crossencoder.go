@@ -257,8 +257,8 @@ const (
 // marks are the marks of pair s of q and c, rows of markTable's table:
 // exactMatch's alone; the segment row (0) at the candidate's positions
 // alone; or, with both, exactMatch's marks at the question's positions
-// and, at the candidate's, the segment row (2) or a match row plus the
-// segment row (3 + mark).
+// and 3 + mark at the candidate's: the segment row (2) for an unshared
+// piece (mark -1), a match row plus the segment row for a shared one.
 func (n *net) marks(s encoder.Sequence, q, c encoder.Tokens) []int {
 	var match []int
 	if n.match != nil {
@@ -278,8 +278,6 @@ func (n *net) marks(s encoder.Sequence, q, c encoder.Tokens) []int {
 			marks[i] = m
 		case match == nil:
 			marks[i] = 0
-		case m < 0:
-			marks[i] = 2
 		default:
 			marks[i] = 3 + m
 		}
