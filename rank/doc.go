@@ -16,7 +16,9 @@
 // word-matching one has a "-stem" form ("bm25-stem") that drops stopwords
 // and matches Snowball stems (text.Stem), as Anserini's BM25 does by
 // default; the plain forms match words as written, as the paper's WO
-// does. AnswerType matches no words: it checks that a candidate holds the
-// kind of answer the question asks for (a number, a date, a name), a
-// feature for blends.
+// does. A "-gated" form ("bm25-stem-gated", Gated) multiplies a
+// word-matching ranker's scores by how much of the question its best
+// candidate covers, a feature for blends. AnswerType matches no words: it
+// checks that a candidate holds the kind of answer the question asks for (a
+// number, a date, a name), a feature for blends too.
 package rank

@@ -13,7 +13,8 @@ import (
 // Names lists the rule-based rankers New builds. Each word-matching one
 // (all but rr and answer-type) also has a "-stem" form (StemSuffix):
 // "bm25-stem" is BM25 with stopwords dropped and words stemmed, the English
-// analysis Anserini's BM25 runs by default.
+// analysis Anserini's BM25 runs by default. Each word-matching form, stemmed
+// or not, also has a "-gated" form (GatedSuffix, Gated).
 var Names = []string{"rr", "wo", "wo+rr", "jaccard", "bm25", "idf-overlap", "bigram", "answer-type"}
 
 // unstemmed are the rankers of Names that match no words, so have no
@@ -29,7 +30,8 @@ func NamesHelp() string {
 			without = append(without, n)
 		}
 	}
-	return strings.Join(Names, ", ") + "; each but " + strings.Join(without, " and ") + " also with " + StemSuffix + " after it"
+	return strings.Join(Names, ", ") + "; each but " + strings.Join(without, " and ") + " also with " + StemSuffix +
+		" after it, and with " + GatedSuffix + " after that (times the question's coverage)"
 }
 
 // StemSuffix, after the name of a word-matching ranker, sets Stopwords and
@@ -63,27 +65,49 @@ func Known(name string) bool {
 	return err == nil
 }
 
-// resolve returns the base name of the ranker called name and the options
-// New builds it with: a StemSuffix sets Stopwords and Stem.
-func resolve(name string, opts Options) (string, Options) {
+// GatedSuffix, after the name of a word-matching ranker (and after its
+// StemSuffix), multiplies its scores by the question's coverage (Gated).
+const GatedSuffix = "-gated"
+
+// resolve returns the base name of the ranker called name, the options
+// New builds it with (a StemSuffix sets Stopwords and Stem), and whether it
+// is gated (GatedSuffix).
+func resolve(name string, opts Options) (string, Options, bool) {
 	key := strings.ToLower(name)
+	key, gated := strings.CutSuffix(key, GatedSuffix)
+	if gated && unstemmed[key] {
+		return name, opts, false // unknown: it matches no words to cover
+	}
 	if base, ok := strings.CutSuffix(key, StemSuffix); ok && !unstemmed[base] {
 		key = base
 		opts.Stopwords, opts.Stem = true, true
 	}
-	return key, opts
+	return key, opts, gated
 }
 
 // ForRanker returns the options New uses for the ranker called name, so
 // that a Collection is counted over the terms that ranker matches.
 func (o Options) ForRanker(name string) Options {
-	_, opts := resolve(name, o)
+	_, opts, _ := resolve(name, o)
 	return opts
 }
 
-// New returns the rule-based ranker called name (see Names and StemSuffix).
+// New returns the rule-based ranker called name (see Names, StemSuffix and
+// GatedSuffix).
 func New(name string, opts Options) (Ranker, error) {
-	key, opts := resolve(name, opts)
+	key, opts, gated := resolve(name, opts)
+	r, err := newBase(key, opts)
+	if err != nil {
+		return nil, fmt.Errorf("unknown ranker %q (want one of %s)", name, NamesHelp())
+	}
+	if gated {
+		return Gated{Ranker: r, Options: opts}, nil
+	}
+	return r, nil
+}
+
+// newBase returns the rule-based ranker of Names called key.
+func newBase(key string, opts Options) (Ranker, error) {
 	switch key {
 	case "rr":
 		return OriginalOrder{}, nil
@@ -102,7 +126,7 @@ func New(name string, opts Options) (Ranker, error) {
 	case "answer-type":
 		return AnswerType{}, nil
 	}
-	return nil, fmt.Errorf("unknown ranker %q (want one of %s)", name, NamesHelp())
+	return nil, fmt.Errorf("unknown ranker %q", key)
 }
 
 // Terms turns text into the terms the rule-based rankers match: lowercase
@@ -322,13 +346,20 @@ func (o IDFOverlap) Score(_ context.Context, q *dataset.Question) ([]float64, er
 	qs := set(o.Terms(q.Text))
 	s := make([]float64, len(q.Candidates))
 	for i, ct := range terms {
-		for _, t := range unique(ct) {
-			if qs[t] {
-				s[i] += coll.IDF(t)
-			}
-		}
+		s[i] = idfHeld(coll, qs, ct)
 	}
 	return s, nil
+}
+
+// idfHeld sums the IDF of the unique terms of ct that are in qs.
+func idfHeld(coll *Collection, qs map[string]bool, ct []string) float64 {
+	var held float64
+	for _, t := range unique(ct) {
+		if qs[t] {
+			held += coll.IDF(t)
+		}
+	}
+	return held
 }
 
 // BigramOverlap counts the unique bigrams (two consecutive terms) of the
@@ -366,4 +397,53 @@ func bigrams(terms []string) map[bigram]bool {
 		m[bigram{terms[i-1], terms[i]}] = true
 	}
 	return m
+}
+
+// Gated multiplies a ranker's scores by the question's coverage: the
+// largest share of the question's IDF mass (its unique terms, under
+// Options) that one candidate holds,
+//
+//	g = max_c Σ_{t ∈ Q∩c} idf(t) / Σ_{t ∈ Q} idf(t),
+//
+// with the pool's IDF, as IDFOverlap counts it. g is the same for every
+// candidate of a question, so it ranks as the ranker does. In a blend
+// (rank/blend) beside the ranker itself, it lets a fit trust word matching
+// more where one sentence holds most of the question (SQuAD's questions,
+// written from the paragraph) than where none does (WikiQA's search
+// queries): the ranker's effective weight is w + w_gated·g, a gate that
+// reads no labels.
+type Gated struct {
+	Ranker
+	Options
+}
+
+// Score implements Ranker.
+func (g Gated) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
+	s, err := g.Ranker.Score(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	cov := g.Coverage(q)
+	for i := range s {
+		s[i] *= cov
+	}
+	return s, nil
+}
+
+// Coverage is g of Gated: 0 for a question without terms.
+func (o Options) Coverage(q *dataset.Question) float64 {
+	coll, terms := o.pool(q)
+	qs := set(o.Terms(q.Text))
+	var total float64
+	for t := range qs {
+		total += coll.IDF(t)
+	}
+	if total == 0 {
+		return 0
+	}
+	var best float64
+	for _, ct := range terms {
+		best = max(best, idfHeld(coll, qs, ct))
+	}
+	return best / total
 }

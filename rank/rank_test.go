@@ -96,6 +96,48 @@ func TestStemmedRankers(t *testing.T) {
 	}
 }
 
+// TestGated checks the coverage gate against its formula, and that a
+// gated name is refused where the base ranker matches no words.
+func TestGated(t *testing.T) {
+	// Pool of 3; df(red) = 2, df(apple) = 1, df(pie) = 0 (in no candidate).
+	q := question("red apple pie", "red apple", "red red red car", "green pear")
+	idf := func(df float64) float64 { return math.Log(1 + (3-df+0.5)/(df+0.5)) }
+	g := (idf(2) + idf(1)) / (idf(2) + idf(1) + idf(0)) // candidate 0 holds red and apple
+	for _, name := range []string{"bm25", "wo", "idf-overlap-stem"} {
+		base := scores(t, name, DefaultOptions(), q)
+		got := scores(t, name+GatedSuffix, DefaultOptions(), q)
+		for i := range base {
+			if math.Abs(got[i]-g*base[i]) > 1e-12 {
+				t.Errorf("%s%s: scores %v, want %v times %v", name, GatedSuffix, got, base, g)
+				break
+			}
+		}
+	}
+	for _, tc := range []struct {
+		question string
+		cands    []string
+		want     float64
+	}{
+		{"red apple", []string{"red apple", "pear"}, 1},
+		{"red apple", []string{"pear", "fig"}, 0},
+		{"", []string{"red"}, 0},                 // no terms
+		{"the of", []string{"the of"}, 0},        // stopwords only, under -stem
+		{"Apples", []string{"an apple", "x"}, 1}, // stems
+	} {
+		if got := DefaultOptions().ForRanker("bm25-stem").Coverage(question(tc.question, tc.cands...)); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("coverage of %q in %q: %v, want %v", tc.question, tc.cands, got, tc.want)
+		}
+	}
+	for _, name := range []string{"rr-gated", "answer-type-gated", "-gated", "bm25-gated-stem", "bm25-gated-gated"} {
+		if _, err := New(name, DefaultOptions()); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if o := DefaultOptions().ForRanker("bm25-stem-gated"); !o.Stem || !o.Stopwords {
+		t.Errorf("bm25-stem-gated options %+v: want stems without stopwords", o)
+	}
+}
+
 func TestBM25MatchesFormula(t *testing.T) {
 	q := question("red apple", "red apple", "red red red car", "green pear")
 	got := scores(t, "bm25", DefaultOptions(), q)
@@ -195,7 +237,7 @@ func TestBigramOverlap(t *testing.T) {
 	}
 }
 
-// FuzzRankers checks that every rule-based ranker, plain and stemmed,
+// FuzzRankers checks that every rule-based ranker, plain, stemmed and gated,
 // scores any question and candidates without error, with one finite score
 // per candidate.
 func FuzzRankers(f *testing.F) {
@@ -206,7 +248,7 @@ func FuzzRankers(f *testing.F) {
 	for _, n := range Names {
 		names = append(names, n)
 		if Known(n + StemSuffix) {
-			names = append(names, n+StemSuffix)
+			names = append(names, n+StemSuffix, n+StemSuffix+GatedSuffix)
 		}
 	}
 	f.Fuzz(func(t *testing.T, qtext, a, b string) {
