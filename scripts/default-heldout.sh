@@ -14,8 +14,9 @@
 # OUT (default out/default), LEXICAL (the blend's rule-based rankers,
 # default those of the shipped blend, model/builtin/blend.json), BLEND_FLAGS
 # (more as2 tune blend flags; default --non-negative, as the shipped blend
-# was fitted; set it empty for none) and TAG (the blend files' suffix: each
-# variant's blend is $OUT/VARIANT-blendTAG.json).
+# was fitted; set it empty for none), TAG (the blend files' suffix: each
+# variant's blend is $OUT/VARIANT-blendTAG.json) and EXTRA (more models of
+# each variant at equal say with its two: suffixes S of $OUT/VARIANT-S.as2).
 set -euo pipefail
 shopt -s inherit_errexit
 # The benchmarks: $AS2_DATA, else the project's shared data beside the checkout.
@@ -27,10 +28,16 @@ stage=${1:-dev}
 source "$(dirname "$0")/default-lib.sh" # lexical, blend_flags, fit_blend
 tag=${TAG:-}
 
-# blend VARIANT DEVFILE fits the variant's blend once.
+# blend VARIANT DEVFILE fits the variant's blend once: its cross-encoder,
+# its dual encoder and, for each suffix S of $EXTRA, $out/VARIANT-S.as2 at
+# equal say (form X's third model: EXTRA=cc).
 blend() {
-  local v=$1 dev=$2
-  [ -s "$out/$v-blend$tag.json" ] || fit_blend "$out/$v.as2" "$out/$v-dual.as2" "$dev" "$out/$v-pair$tag.json" "$out/$v-blend$tag.json"
+  local v=$1 dev=$2 e models
+  models=("$out/$v.as2" "$out/$v-dual.as2")
+  for e in ${EXTRA:-}; do
+    models+=("$out/$v-$e.as2")
+  done
+  [ -s "$out/$v-blend$tag.json" ] || fit_blend "$dev" "$out/$v-pair$tag.json" "$out/$v-blend$tag.json" "${models[@]}"
 }
 blend no-wikiqa "$out/trecqa-dev.jsonl"
 blend no-trecqa "$out/wikiqa-dev.jsonl"

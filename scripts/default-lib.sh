@@ -9,13 +9,16 @@ lexical=${LEXICAL:-$(python3 -c 'import json, sys; print(",".join(r for r in jso
   "$(dirname "${BASH_SOURCE[0]}")/../model/builtin/blend.json")}
 blend_flags=${BLEND_FLAGS---non-negative}
 
-# fit_blend CROSS DUAL DEV PAIR OUT fits the shipped form (form P,
-# results/default-listwise-dual.md): the two models at equal say (PAIR,
-# written by scripts/equal-say.py from DEV's questions, labels unread),
-# blended listwise with the lexical rankers on DEV (OUT, flat: as2 tune
-# blend writes PAIR's models with its weights multiplied in).
+# fit_blend DEV PAIR OUT MODEL... fits the shipped form (form P,
+# results/default-listwise-dual.md): the models (the cross-encoder and the
+# dual encoder) at equal say (PAIR, written by scripts/equal-say.py from
+# DEV's questions, labels unread), blended listwise with the lexical
+# rankers on DEV (OUT, flat: as2 tune blend writes PAIR's models with its
+# weights multiplied in).
 fit_blend() {
-  python3 "$(dirname "${BASH_SOURCE[0]}")/equal-say.py" "$as2" "$3" "$4" "$1" "$2"
+  local dev=$1 pair=$2 out=$3
+  shift 3
+  python3 "$(dirname "${BASH_SOURCE[0]}")/equal-say.py" "$as2" "$dev" "$pair" "$@"
   # shellcheck disable=SC2086 # $blend_flags: flags, split on spaces
-  "$as2" tune blend --listwise $blend_flags --rankers "$4,$lexical" --dataset jsonl --path "$3" --out "$5" >&2
+  "$as2" tune blend --listwise $blend_flags --rankers "$pair,$lexical" --dataset jsonl --path "$dev" --out "$out" >&2
 }

@@ -93,7 +93,7 @@ for v in "${variants[@]}"; do
       "$as2" quantize --model "$out/all-dual.as2" --out "$b/dual.as2"
     fi
     cat "$out/wikiqa-dev.jsonl" "$out/trecqa-dev.jsonl" >"$out/all-dev.jsonl"
-    fit_blend "$b/default.as2" "$b/dual.as2" "$out/all-dev.jsonl" "$out/all-pair.json" "$b/blend.json"
+    fit_blend "$out/all-dev.jsonl" "$out/all-pair.json" "$b/blend.json" "$b/default.as2" "$b/dual.as2"
     "$as2" trigger --model "$b/blend.json" --dataset wikiqa --fit-split dev --split test --out "$b/calibration.json"
     continue
     ;;
