@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -14,16 +15,18 @@ import (
 	"github.com/as2/as2/text"
 )
 
-// paragraphQuestion is a question about testdata/paragraph.txt with the
+// paragraphQuestion is a question about a testdata paragraph with the
 // index of its answering sentence (-1: the paragraph has none).
 type paragraphQuestion struct {
 	text string
 	gold int
 }
 
-func readParagraph(t *testing.T) ([]string, []paragraphQuestion) {
+// readParagraph reads testdata/name's sentences and testdata/questions's
+// questions.
+func readParagraph(t *testing.T, name, questions string) ([]string, []paragraphQuestion) {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/paragraph.txt")
+	raw, err := os.ReadFile("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func readParagraph(t *testing.T) ([]string, []paragraphQuestion) {
 	for _, s := range text.SplitSentences(string(raw)) {
 		sents = append(sents, s.Text)
 	}
-	f, err := os.Open("testdata/questions.tsv")
+	f, err := os.Open("testdata/" + questions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,7 @@ func readParagraph(t *testing.T) ([]string, []paragraphQuestion) {
 			gold, err = strconv.Atoi(g)
 		}
 		if !ok || err != nil || gold >= len(sents) {
-			t.Fatalf("questions.tsv: bad line %q", line)
+			t.Fatalf("%s: bad line %q", questions, line)
 		}
 		qs = append(qs, paragraphQuestion{q, gold})
 	}
@@ -69,17 +72,18 @@ func top(t *testing.T, r rank.Ranker, question string, sents []string) rank.Scor
 	return ranked[0]
 }
 
-// TestParagraph is issue 14's check on a paragraph written for it (9
-// sentences, 9 questions it answers and one it does not). The goal is
-// that the built-in model ranks first every answer that wo+rr ranks
-// first; it does not quite (README, "The built-in model": 6 of 9, as many
-// as wo+rr, but not the same six), so the test holds the floor it
-// measured, minRight, and the "no answer" to the question the paragraph
-// does not answer, and logs each question against wo+rr.
-const minRight = 6
-
+// TestParagraph is issue 14's check on paragraphs written for it, each
+// with questions it answers and one it does not: the built-in model should
+// rank first every answer that wo+rr ranks first, and say "no answer" to
+// the question the paragraph does not answer.
+//
+// paragraph.txt (9 sentences, 9 questions) is the issue's fixture. There
+// the goal is not met (README, "The built-in model": 6 of 9, as many as
+// wo+rr, but not the same six), so its case holds the measured floor,
+// minRight, and logs each question against wo+rr. canal.txt (10 sentences,
+// 10 questions), written later and committed before any ranker ranked it,
+// meets the goal (9 of 10 against wo+rr's 6), so its case asserts it.
 func TestParagraph(t *testing.T) {
-	sents, qs := readParagraph(t)
 	m, err := builtin.Ranker()
 	if err != nil {
 		t.Fatal(err)
@@ -89,29 +93,46 @@ func TestParagraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	cal := builtin.Calibration()
-	var right, woRight int
-	for _, q := range qs {
-		b, w := top(t, m, q.text, sents), top(t, wo, q.text, sents)
-		t.Logf("%-58q gold %2d  builtin %d (p=%.3f, answer %v)  wo+rr %d", q.text, q.gold, b.Index, cal.Prob(b.Score), cal.Answer(b.Score), w.Index)
-		if q.gold < 0 {
-			if cal.Answer(b.Score) {
-				t.Errorf("%q: the paragraph has no answer, but the built-in model answers with sentence %d (p=%.3f)", q.text, b.Index, cal.Prob(b.Score))
+	for _, tc := range []struct {
+		text, questions string
+		minRight        int
+		superset        bool // every question wo+rr gets right, the model gets right
+	}{
+		{"paragraph.txt", "questions.tsv", 6, false},
+		{"canal.txt", "canal-questions.tsv", 9, true},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			sents, qs := readParagraph(t, tc.text, tc.questions)
+			var right, woRight int
+			for _, q := range qs {
+				b, w := top(t, m, q.text, sents), top(t, wo, q.text, sents)
+				t.Logf("%-58q gold %2d  builtin %d (p=%.3f, answer %v)  wo+rr %d", q.text, q.gold, b.Index, cal.Prob(b.Score), cal.Answer(b.Score), w.Index)
+				if q.gold < 0 {
+					if cal.Answer(b.Score) {
+						t.Errorf("%q: the paragraph has no answer, but the built-in model answers with sentence %d (p=%.3f)", q.text, b.Index, cal.Prob(b.Score))
+					}
+					continue
+				}
+				if b.Index == q.gold {
+					right++
+				}
+				if w.Index == q.gold {
+					woRight++
+					if b.Index != q.gold {
+						msg := fmt.Sprintf("%q: wo+rr ranks the answer (%d) first, the built-in model ranks %d first", q.text, q.gold, b.Index)
+						if tc.superset {
+							t.Error(msg)
+						} else {
+							t.Log(msg)
+						}
+					}
+				}
 			}
-			continue
-		}
-		if b.Index == q.gold {
-			right++
-		}
-		if w.Index == q.gold {
-			woRight++
-			if b.Index != q.gold {
-				t.Logf("%q: wo+rr ranks the answer (%d) first, the built-in model ranks %d first", q.text, q.gold, b.Index)
+			t.Logf("built-in model: %d of %d right; wo+rr: %d", right, len(qs)-1, woRight)
+			if right < tc.minRight {
+				t.Errorf("the built-in model ranks %d answers first, under its floor %d", right, tc.minRight)
 			}
-		}
-	}
-	t.Logf("built-in model: %d of %d right; wo+rr: %d", right, len(qs)-1, woRight)
-	if right < minRight {
-		t.Errorf("the built-in model ranks %d answers first, under its floor %d", right, minRight)
+		})
 	}
 }
 
