@@ -75,9 +75,6 @@ const GatedSuffix = "-gated"
 func resolve(name string, opts Options) (string, Options, bool) {
 	key := strings.ToLower(name)
 	key, gated := strings.CutSuffix(key, GatedSuffix)
-	if gated && unstemmed[key] {
-		return name, opts, false // unknown: it matches no words to cover
-	}
 	if base, ok := strings.CutSuffix(key, StemSuffix); ok && !unstemmed[base] {
 		key = base
 		opts.Stopwords, opts.Stem = true, true
@@ -97,7 +94,7 @@ func (o Options) ForRanker(name string) Options {
 func New(name string, opts Options) (Ranker, error) {
 	key, opts, gated := resolve(name, opts)
 	r, err := newBase(key, opts)
-	if err != nil {
+	if err != nil || gated && unstemmed[key] { // a gate needs words to cover
 		return nil, fmt.Errorf("unknown ranker %q (want one of %s)", name, NamesHelp())
 	}
 	if gated {
