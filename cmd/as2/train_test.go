@@ -219,6 +219,25 @@ func TestTrigger(t *testing.T) {
 	if _, err := run(t, "trigger", "--ranker", "wo"); err == nil || !strings.Contains(err.Error(), "--dataset is required") {
 		t.Fatalf("no dataset: %v", err)
 	}
+	// --calibration measures a given calibration on --split, fitting none.
+	out, err = run(t, "trigger", "--dataset", "jsonl", "--path", data, "--ranker", "wo", "--calibration", cal)
+	if err != nil || !strings.Contains(out, "F1 100.00") || !strings.Contains(out, "(--calibration "+cal+")") || strings.Count(out, "F1") != 1 {
+		t.Fatalf("trigger --calibration: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--calibration", cal, "--out", cal}, "--fit-split and --out do not apply"},
+		{[]string{"--calibration", cal, "--fit-split", "test"}, "--fit-split and --out do not apply"},
+		{[]string{"--calibration", "builtin"}, "rank with --ranker builtin"},
+		{[]string{"--calibration", data}, "--calibration: "},
+	} {
+		args := append([]string{"trigger", "--dataset", "jsonl", "--path", data, "--ranker", "wo"}, tc.args...)
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(args, " "), err, tc.want)
+		}
+	}
 }
 
 // TestTrainInitMismatch: --init refuses another architecture, settings that
