@@ -140,14 +140,14 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	fs.IntVar(&t.distillCandidates, "distill-candidates", 8, "with --distill and an in-batch objective: answers the teacher scores per question, its own and the model's hardest others of the batch (0: the whole batch, which costs the teacher batch² pairs a step)")
 	t.owners = declareArchFlags(fs)
 	o := &t.opts
-	fs.IntVar(&o.Epochs, "epochs", 0, "passes over the training questions (default: the architecture's: cosinet 3, ca and compclip 5)")
-	fs.IntVar(&o.Batch, "batch", 0, "questions per optimiser step, spread over the cores (default 8; cosinet --paper: 1)")
-	fs.Float64Var(&o.LR, "lr", 0, "peak learning rate (default cosinet 2e-3 pointwise, 2e-4 listwise, as in the paper; ca and compclip 3e-3)")
-	fs.Float64Var(&o.ClipNorm, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default 5 for ca and compclip, as in the Comp-Clip paper, none for cosinet)")
+	fs.IntVar(&o.Epochs, "epochs", 0, "passes over the training questions (default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.Itoa(r.Epochs) })+")")
+	fs.IntVar(&o.Batch, "batch", 0, "questions per optimiser step, spread over the cores (default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.Itoa(r.Batch) })+"; cosinet --paper: 1)")
+	fs.Float64Var(&o.LR, "lr", 0, "peak learning rate (default: the architecture's, pointwise: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.FormatFloat(r.LR, 'g', -1, 64) })+"; listwise: "+recipeDefaults(model.Listwise, func(r model.Training) string { return strconv.FormatFloat(r.LR, 'g', -1, 64) })+")")
+	fs.Float64Var(&o.ClipNorm, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.FormatFloat(r.ClipNorm, 'g', -1, 64) })+")")
 	fs.IntVar(&o.Negatives, "negatives", 0, "train each question on its positives and at most this many of its negatives, drawn afresh each epoch (the HAS paper's sampled negatives; bounds the memory of long candidate lists; 0: all)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed for initialisation, shuffling, dropout and --negatives")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines computing gradients (0: one per core)")
-	fs.BoolVar(&o.KeepBest, "keep-best", false, "keep the parameters of the epoch with the best dev MAP (default true for ca and compclip when there is a dev split, false for cosinet)")
+	fs.BoolVar(&o.KeepBest, "keep-best", false, "keep the parameters of the epoch with the best dev MAP (default, when there is a dev split: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.FormatBool(r.KeepBest) })+")")
 	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar")
 }
 
@@ -654,4 +654,25 @@ func (t *trainCmd) distilled(cmd *cobra.Command, qs []dataset.Question) (model.O
 		Weight:      t.distillWeight,
 		Temperature: t.distillTemp,
 	}, nil
+}
+
+// recipeDefaults says, for --help, what each registered architecture's
+// recipe (Architecture.Training under obj) sets a training flag to, e.g.
+// "cosinet 3; ca, compclip 5", so that the help cannot drift from the
+// recipes.
+func recipeDefaults(obj model.Objective, value func(model.Training) string) string {
+	var order []string
+	byValue := map[string][]string{}
+	for _, a := range model.Architectures() {
+		v := value(a.Training(false, obj))
+		if byValue[v] == nil {
+			order = append(order, v)
+		}
+		byValue[v] = append(byValue[v], a.Name())
+	}
+	parts := make([]string, len(order))
+	for i, v := range order {
+		parts[i] = strings.Join(byValue[v], ", ") + " " + v
+	}
+	return strings.Join(parts, "; ")
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/as2/as2/model"
 )
 
 // writeTinyData writes a JSONL dataset and GloVe-format vectors in which
@@ -267,6 +269,44 @@ func TestTrainInitMismatch(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("as2 %s left a model file behind", strings.Join(tc.args, " "))
+		}
+	}
+}
+
+// TestTrainHelpGivesEveryRecipe checks that the training flags' help names
+// each registered architecture's recipe value, so it follows the registry.
+func TestTrainHelpGivesEveryRecipe(t *testing.T) {
+	out, err := run(t, "train", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(flag string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "--"+flag+" ") {
+				return l
+			}
+		}
+		t.Fatalf("no --%s in the help", flag)
+		return ""
+	}
+	epochs, keep := line("epochs"), line("keep-best")
+	for _, a := range model.Architectures() {
+		r := a.Training(false, model.Pointwise)
+		for _, c := range []struct{ flag, text, want string }{
+			{"epochs", epochs, fmt.Sprintf("%d", r.Epochs)},
+			{"keep-best", keep, fmt.Sprintf("%t", r.KeepBest)},
+		} {
+			// The architecture's name is followed, after any others
+			// sharing its value, by that value.
+			i := strings.Index(c.text, a.Name())
+			if i < 0 {
+				t.Errorf("--%s's help does not name %s: %s", c.flag, a.Name(), c.text)
+				continue
+			}
+			rest := c.text[i:]
+			if end := strings.IndexAny(rest, ";)"); end < 0 || !strings.HasSuffix(strings.TrimSpace(rest[:end]), " "+c.want) {
+				t.Errorf("--%s's help gives %s another value than its recipe's %s: %s", c.flag, a.Name(), c.want, c.text)
+			}
 		}
 	}
 }
