@@ -142,8 +142,8 @@ func (t *trainCmd) register(cmd *cobra.Command) {
 	o := &t.opts
 	fs.IntVar(&o.Epochs, "epochs", 0, "passes over the training questions (default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.Itoa(r.Epochs) })+")")
 	fs.IntVar(&o.Batch, "batch", 0, "questions per optimiser step, spread over the cores (default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.Itoa(r.Batch) })+"; cosinet --paper: 1)")
-	fs.Float64Var(&o.LR, "lr", 0, "peak learning rate (default: the architecture's, pointwise: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.FormatFloat(r.LR, 'g', -1, 64) })+"; listwise: "+recipeDefaults(model.Listwise, func(r model.Training) string { return strconv.FormatFloat(r.LR, 'g', -1, 64) })+")")
-	fs.Float64Var(&o.ClipNorm, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return strconv.FormatFloat(r.ClipNorm, 'g', -1, 64) })+")")
+	fs.Float64Var(&o.LR, "lr", 0, "peak learning rate (default: the architecture's, pointwise: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return fmtG(r.LR) })+"; listwise: "+recipeDefaults(model.Listwise, func(r model.Training) string { return fmtG(r.LR) })+")")
+	fs.Float64Var(&o.ClipNorm, "clip", 0, "clip the gradient's global norm to this (0: no clipping; default: the architecture's: "+recipeDefaults(model.Pointwise, func(r model.Training) string { return fmtG(r.ClipNorm) })+")")
 	fs.IntVar(&o.Negatives, "negatives", 0, "train each question on its positives and at most this many of its negatives, drawn afresh each epoch (the HAS paper's sampled negatives; bounds the memory of long candidate lists; 0: all)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed for initialisation, shuffling, dropout and --negatives")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines computing gradients (0: one per core)")
@@ -676,3 +676,6 @@ func recipeDefaults(obj model.Objective, value func(model.Training) string) stri
 	}
 	return strings.Join(parts, "; ")
 }
+
+// fmtG writes a recipe's rate or clip norm as --help gives it (2e-4 as 0.0002).
+func fmtG(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
