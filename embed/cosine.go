@@ -3,7 +3,7 @@ package embed
 import (
 	"math"
 
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
@@ -13,7 +13,7 @@ import (
 // concrete Implementation, not blas32, so that a cgo BLAS installed with
 // blas32.Use is not called for tiny vectors).
 func dot(a, b []float32) float32 {
-	if s, ok := f32.Dot(a, b); ok {
+	if s, ok := kernel.Dot(a, b); ok {
 		return s
 	}
 	return gonum.Implementation{}.Sdot(len(a), a, 1, b, 1)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 const as2Vocab = "embeddings/glove.6B.100d.wink.as2-vocab.txt.gz"

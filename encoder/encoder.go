@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 )
 

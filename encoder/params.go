@@ -8,7 +8,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/as2/as2/embed"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/text"
 )

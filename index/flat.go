@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 )
 
 // Flat is the exact index over float32 vectors: a search scores every
@@ -85,7 +85,7 @@ func checkAdd(ids []string, n, dim int, length func(int) int) error {
 
 // dot is Σ a[i]·b[i] on the kernel where it applies.
 func dot(a, b []float32) float32 {
-	if s, ok := f32.Dot(a, b); ok {
+	if s, ok := kernel.Dot(a, b); ok {
 		return s
 	}
 	var s float32

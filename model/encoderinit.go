@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/version"

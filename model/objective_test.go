@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 )
@@ -16,7 +16,7 @@ import (
 // gradient's sign, and that a question without teacher scores trains on
 // the base alone.
 func TestDistilled(t *testing.T) {
-	q := tinydata.Question()
+	q := encodertest.Question()
 	s := []float32{0.2, 0.9, -0.4, 0.1}
 	teacher := []float32{0.5, 0.3, -0.2, 0.0}
 	softmax := func(x []float32, temp float64) []float64 {
@@ -76,7 +76,7 @@ func TestDistilled(t *testing.T) {
 // TestScaled checks that Scaled is its base objective over the scores times
 // the scale, for each candidate objective.
 func TestScaled(t *testing.T) {
-	q := tinydata.Question()
+	q := encodertest.Question()
 	s := []float32{0.2, 0.9, -0.4, 0.1}
 	scaled := make([]float32, len(s))
 	for _, base := range []model.Objective{model.Pointwise, model.Listwise, model.TripletHinge{Margin: 0.1}} {

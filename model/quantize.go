@@ -8,7 +8,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 )
 
 // Int8Key is the safetensors metadata key listing, as a JSON array, the

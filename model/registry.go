@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 )
 
 // FlagSet is where an architecture declares the flags that set its

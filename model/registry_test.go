@@ -8,10 +8,10 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 )
 
@@ -94,7 +94,7 @@ func TestRegistry(t *testing.T) {
 	if _, err := model.Lookup("nope"); err == nil || !strings.Contains(err.Error(), "bag-test") {
 		t.Fatalf("unknown architecture: %v", err)
 	}
-	enc := tinydata.Static[float32](t)
+	enc := encodertest.Static[float32](t)
 	m, err := a.New(true, map[string]string{"tags": "3, 4"}, enc, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +112,8 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("Describe or Training")
 	}
 	// Written and read back through the registry, it scores the same.
-	back := modelfile.RoundTrip(t, m)
-	q := tinydata.Question()
+	back := modeltest.RoundTrip(t, m)
+	q := encodertest.Question()
 	want, _ := m.Score(context.Background(), q)
 	got, err := back.Score(context.Background(), q)
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -140,8 +140,8 @@ func TestObjectives(t *testing.T) {
 	if _, err := model.ParseObjective("ranknet"); err == nil {
 		t.Fatal("unknown objective accepted")
 	}
-	q := tinydata.Question() // one positive of four
-	allNeg := tinydata.Question()
+	q := encodertest.Question() // one positive of four
+	allNeg := encodertest.Question()
 	allNeg.Candidates[1].Label = 0
 	tp := nn.NewTape[float32](nil, 0)
 	scores := tp.Const(nn.FromSlice([]float32{0, 3, 0, 0}, 4))

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 )
 
 // cpuTime is the CPU time used by this process (all threads). The machine
@@ -52,8 +52,8 @@ func TestBLASName(t *testing.T) {
 	if !regexp.MustCompile(`^(pure Go, (AVX2/FMA kernels|gonum)|openblas \S+)$`).MatchString(name) {
 		t.Fatalf("BLASName() = %q", name)
 	}
-	if strings.HasPrefix(name, "pure Go") && f32.HasAVX2FMA != strings.Contains(name, "AVX2") {
-		t.Fatalf("BLASName() = %q, but AVX2/FMA kernels: %v", name, f32.HasAVX2FMA)
+	if strings.HasPrefix(name, "pure Go") && kernel.HasAVX2FMA != strings.Contains(name, "AVX2") {
+		t.Fatalf("BLASName() = %q, but AVX2/FMA kernels: %v", name, kernel.HasAVX2FMA)
 	}
 }
 

@@ -1,7 +1,7 @@
 package nn
 
 import (
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -52,7 +52,7 @@ func axpy[T Float](alpha T, x, y []T) {
 		return
 	}
 	if is32[T]() {
-		if f32.Axpy(float32(alpha), asF32(x), asF32(y)) {
+		if kernel.Axpy(float32(alpha), asF32(x), asF32(y)) {
 			return
 		}
 		blas32.Implementation().Saxpy(len(x), float32(alpha), asF32(x), 1, asF32(y), 1)
@@ -78,7 +78,7 @@ func addTo[T Float](y, x []T) { add(y[:len(x)], y, x) }
 // add: dst = a + b (a and b at least as long as dst).
 func add[T Float](dst, a, b []T) {
 	if is32[T]() {
-		f32.Add(asF32(dst), asF32(a), asF32(b))
+		kernel.Add(asF32(dst), asF32(a), asF32(b))
 		return
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
@@ -91,7 +91,7 @@ func add[T Float](dst, a, b []T) {
 // NaN.
 func maxInto[T Float](dst, src []T) {
 	if is32[T]() {
-		f32.Max(asF32(dst), asF32(src))
+		kernel.Max(asF32(dst), asF32(src))
 		return
 	}
 	src = src[:len(dst)]

@@ -3,7 +3,7 @@
 package nn
 
 import (
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -14,7 +14,7 @@ import (
 // uses gonum.
 
 func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if f32.Gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+	if kernel.Gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	blas32.Implementation().Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -27,7 +27,7 @@ func dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 // BLASName describes the matrix-multiply backend, for reports: as2's AVX2
 // kernels do the float32 work where the CPU has them, gonum's elsewhere.
 func BLASName() string {
-	if f32.HasAVX2FMA {
+	if kernel.HasAVX2FMA {
 		return "pure Go, AVX2/FMA kernels"
 	}
 	return "pure Go, gonum"

@@ -3,7 +3,7 @@ package nn
 import (
 	"math"
 
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 )
 
 // Float32 elementary functions for the transformer's element-wise hot
@@ -36,12 +36,12 @@ func exp32(x float32) float32 {
 }
 
 // gelu32 writes GELU(x) = x/2·(1 + erf(x/√2)) for every x of src into dst,
-// with erf32's rational approximation: eight at a time by f32.GELU where
+// with erf32's rational approximation: eight at a time by kernel.GELU where
 // the CPU has AVX2 and FMA, the rest here, inlined by hand (Go does not
 // inline erf32, and a call per value makes BenchmarkGELU 25% slower).
 func gelu32(dst, src []float32) {
 	dst = dst[:len(src)]
-	n := f32.GELU(dst, src)
+	n := kernel.GELU(dst, src)
 	dst, src = dst[n:], src[n:]
 	for i, v := range src {
 		x := v * (math.Sqrt2 / 2)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/as2/as2/internal/f32"
+	"github.com/as2/as2/kernel"
 )
 
 // Masked softmaxes, the normalisation step of attention over padded
@@ -93,7 +93,7 @@ func softmaxPrefix[T Float](y, x []T, k int, scale T) {
 	if is32[T]() {
 		ys, sc, m := asF32(y[:k]), float32(scale), float32(mx)
 		// Eight at a time where the CPU has AVX2 and FMA, the rest here.
-		n, s32 := f32.ExpScaled(ys, asF32(xs), sc, m)
+		n, s32 := kernel.ExpScaled(ys, asF32(xs), sc, m)
 		for j, v := range asF32(xs)[n:] {
 			e := exp32(sc * (v - m))
 			ys[n+j] = e

@@ -8,7 +8,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/catalog"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 func TestKindOf(t *testing.T) {

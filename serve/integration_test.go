@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model/cosinet"
 	"github.com/as2/as2/rank"
 )
@@ -134,7 +134,7 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 // cancellation, only slow. It has no candidate RNN, so it is scored in
 // chunks of candidates, each checking the deadline.
 func slowCosinet(t testing.TB) rank.Ranker {
-	m, err := cosinet.New(cosinet.Hyper{Filters: 4096, Kernel: 5, Relatedness: true, ExactMatch: true}, tinydata.Static[float32](t), 1)
+	m, err := cosinet.New(cosinet.Hyper{Filters: 4096, Kernel: 5, Relatedness: true, ExactMatch: true}, encodertest.Static[float32](t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestOverloadIsRefused(t *testing.T) {
 		}
 		return
 	}
-	m, err := cosinet.New(cosinet.Hyper{Filters: 50, Kernel: 3, Relatedness: true, ExactMatch: true, RNN: "birnn"}, tinydata.Static[float32](t), 1)
+	m, err := cosinet.New(cosinet.Hyper{Filters: 50, Kernel: 3, Relatedness: true, ExactMatch: true, RNN: "birnn"}, encodertest.Static[float32](t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/dual"
 	"github.com/as2/as2/train"
@@ -21,7 +21,7 @@ func tinyDual(t *testing.T, endx bool) *dual.Model {
 	t.Helper()
 	h := dual.RecipeHyper()
 	h.Hidden, h.Hops, h.AttnHidden, h.CrossHeads, h.ENDX = 4, 2, 4, 2, endx
-	m, err := dual.New(h, tinydata.Static[float32](t), 1)
+	m, err := dual.New(h, encodertest.Static[float32](t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ var tinyPairs = []model.Pair{
 }
 
 func TestPairs(t *testing.T) {
-	qs := []dataset.Question{*tinydata.Question(), {Text: "none", Candidates: []dataset.Candidate{{Text: "x"}}}}
+	qs := []dataset.Question{*encodertest.Question(), {Text: "none", Candidates: []dataset.Candidate{{Text: "x"}}}}
 	got := train.Pairs(qs)
 	want := []model.Pair{{Question: "Who wrote Hamlet?", Answer: "Shakespeare wrote it in 1600."}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -52,7 +52,7 @@ func TestInBatchLearns(t *testing.T) {
 		var steps, epochs int
 		var losses []float64
 		opts := train.InBatchOptions{Options: train.Options{Training: model.Training{Epochs: 40, LR: 0.05, Batch: 4, KeepBest: true}, Seed: 1,
-			Dev:      []dataset.Question{*tinydata.Question()},
+			Dev:      []dataset.Question{*encodertest.Question()},
 			Progress: func(train.Progress) { steps++ },
 			EpochEnd: func(r train.EpochResult) { epochs++; losses = append(losses, r.Loss) },
 		}}
@@ -219,7 +219,7 @@ func TestInBatchLRScale(t *testing.T) {
 		m := tinyDual(t, true)
 		h := m.Hyper()
 		h.CrossLRScale = scale
-		m, err := dual.New(h, tinydata.Static[float32](t), 1)
+		m, err := dual.New(h, encodertest.Static[float32](t), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestInBatchIsReproducible(t *testing.T) {
 		"use-lite fine-tuned": func() *dual.Model {
 			h := dual.RecipeHyper()
 			h.Layer, h.Pool, h.FineTune, h.Scale, h.Encoder = dual.LayerNone, dual.PoolEncoder, true, 20, ""
-			m, err := dual.New(h, tinydata.USELite(t, 1), 2)
+			m, err := dual.New(h, encodertest.USELite(t, 1), 2)
 			if err != nil {
 				t.Fatal(err)
 			}

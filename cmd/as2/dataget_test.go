@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/as2/as2/dataset/download"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 // TestDataGetErrors: names and servers that cannot give the data.

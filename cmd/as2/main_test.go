@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/internal/shareddata"
+	"github.com/as2/as2/encoder/encodertest"
 )
 
 // run executes the as2 command in-process and returns its output and error.
@@ -221,7 +221,7 @@ func TestServeConfig(t *testing.T) {
 // --model accepts a Hugging Face cross-encoder folder, in rank and in a
 // cascade stage, as it accepts a model file.
 func TestRankHFFolder(t *testing.T) {
-	dir := tinydata.BERTDir(t)
+	dir := encodertest.BERTDir(t)
 	doc := filepath.Join(t.TempDir(), "doc.txt")
 	if err := os.WriteFile(doc, []byte("Hamlet is a tragedy. Shakespeare wrote it in 1600. It is set in Denmark."), 0o644); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 // TestReQAENDXBeatsDual is issue 12's target on real data: ENDX beats its

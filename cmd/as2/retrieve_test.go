@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/serve"
 )
 

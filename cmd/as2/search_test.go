@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 const tinyAnswers = "Paris is the capital of France.\nRome is the capital of Italy.\n\nBerlin is the capital of Germany.\n"

@@ -16,7 +16,7 @@ import (
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/index"
 	"github.com/as2/as2/index/weaviate"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 // weaviateBundle writes an index file whose USE-Lite answers live in the

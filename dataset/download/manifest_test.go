@@ -15,7 +15,7 @@ import (
 
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/embed"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 func TestSources(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/squad"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 // tiny is a SQuAD file with two articles: a sentence repeated inside a

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/nn"
 )
 

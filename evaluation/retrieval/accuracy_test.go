@@ -10,7 +10,7 @@ import (
 	"github.com/as2/as2/dataset/reqa"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/index"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/rank"
 )
 

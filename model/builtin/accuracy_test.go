@@ -8,7 +8,7 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/evaluation"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/metric"
 	"github.com/as2/as2/model/builtin"
 )

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
 )
@@ -48,19 +48,19 @@ func tinyHypers() map[string]Hyper {
 // tiny builds a model over the tiny vectors, failing t on an error.
 func tiny(t testing.TB, h Hyper, seed uint64) *Model {
 	t.Helper()
-	return tinydata.Model(t, New, h, seed)
+	return encodertest.Model(t, New, h, seed)
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for name, h := range tinyHypers() {
 		t.Run(name, func(t *testing.T) {
 			m := tiny(t, h, 3)
-			q := tinydata.Question()
+			q := encodertest.Question()
 			want, err := m.Score(context.Background(), q)
 			if err != nil || len(want) != 4 {
 				t.Fatal(want, err)
 			}
-			back := modelfile.RoundTrip(t, m)
+			back := modeltest.RoundTrip(t, m)
 			if got, err := back.Score(context.Background(), q); err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("scores %v after loading, %v before", got, want)
 			}
@@ -77,7 +77,7 @@ func TestTrainTiny(t *testing.T) {
 	for name, h := range tinyHypers() {
 		for _, obj := range []model.Objective{model.Pointwise, model.Listwise} {
 			m := tiny(t, h, 3)
-			qs := []dataset.Question{*tinydata.Question()}
+			qs := []dataset.Question{*encodertest.Question()}
 			if _, err := train.Train(context.Background(), m, qs, train.Options{Training: model.Training{Objective: obj, Epochs: 40, LR: 0.02}}); err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func TestTrainTiny(t *testing.T) {
 // Inference (candidates spread over goroutines) scores as the training
 // path does with dropout off.
 func TestScoreMatchesTrainingPath(t *testing.T) {
-	q := tinydata.LongQuestion(40)
+	q := encodertest.LongQuestion(40)
 	for name, h := range tinyHypers() {
 		t.Run(name, func(t *testing.T) {
 			h.Dropout = 0
@@ -122,8 +122,8 @@ func TestClippingChangesScores(t *testing.T) {
 	a := tiny(t, h, 3)
 	h.ClipK = 1
 	b := tiny(t, h, 3)
-	sa, errA := a.Score(context.Background(), tinydata.Question())
-	sb, errB := b.Score(context.Background(), tinydata.Question())
+	sa, errA := a.Score(context.Background(), encodertest.Question())
+	sb, errB := b.Score(context.Background(), encodertest.Question())
 	if errA != nil || errB != nil {
 		t.Fatal(errA, errB)
 	}
@@ -153,7 +153,7 @@ func TestBadHyper(t *testing.T) {
 		h := ok
 		h.Widths = append([]int(nil), ok.Widths...)
 		edit(&h)
-		if _, err := New(h, tinydata.Static[float32](t), 1); err == nil {
+		if _, err := New(h, encodertest.Static[float32](t), 1); err == nil {
 			t.Errorf("%s: hyperparameters %+v accepted", name, h)
 		}
 	}
@@ -189,13 +189,13 @@ func TestArchitectureMismatch(t *testing.T) {
 // prepared (the encoder is frozen); scoring from them must equal encoding
 // in the forward pass, and the encoder's weights must not train.
 func TestFrozenEncoderStatesComputedOnce(t *testing.T) {
-	enc := tinydata.USELite(t, 1)
+	enc := encodertest.USELite(t, 1)
 	h := tinyHypers()["compclip+lc"]
 	m, err := New(h, enc, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := tinydata.Question()
+	q := encodertest.Question()
 	in := m.prepare(q)
 	if in.Text.States == nil {
 		t.Fatal("USE-Lite's states were not computed when preparing")

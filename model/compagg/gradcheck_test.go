@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
 )
@@ -44,11 +44,11 @@ func TestGradLayers(t *testing.T) {
 // listwise loss. Dropout stays on: both passes draw the same masks.
 func TestGradients(t *testing.T) {
 	for name, h := range tinyHypers() {
-		m, err := newNet(h, tinydata.Static[float64](t), 3)
+		m, err := newNet(h, encodertest.Static[float64](t), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := m.prepare(tinydata.Question())
+		in := m.prepare(encodertest.Question())
 		nntest.CheckParams(t, name, m.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
 			return tp.KLDiv(m.forward(tp, in, false), []float64{0, 1, 0, 0})
 		})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 )
 
@@ -24,7 +24,7 @@ func TestChunkedScoresAreWholeScores(t *testing.T) {
 		if !m.Independent() {
 			continue
 		}
-		q := tinydata.LongQuestion(2*model.ChunkCandidates + 3)
+		q := encodertest.LongQuestion(2*model.ChunkCandidates + 3)
 		got, err := m.Score(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/benchdata"
+	"github.com/as2/as2/model/modeltest/benchdata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/train"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/testkit/benchdata"
+	"github.com/as2/as2/model/modeltest/benchdata"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/train"
 )

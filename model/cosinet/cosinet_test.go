@@ -14,9 +14,9 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
 )
@@ -28,13 +28,13 @@ func tinyHyper(rnn string) Hyper {
 // tiny builds a Cosinet over the tiny vectors, failing t on an error.
 func tiny(t testing.TB, h Hyper, seed uint64) *Model {
 	t.Helper()
-	return tinydata.Model(t, New, h, seed)
+	return encodertest.Model(t, New, h, seed)
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, rnn := range RNNKinds {
 		m := tiny(t, tinyHyper(rnn), 3)
-		q := tinydata.Question()
+		q := encodertest.Question()
 		want, err := m.Score(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // goroutines) scores exactly what the training forward pass computes.
 func TestTrainingAndInferencePathsAgree(t *testing.T) {
 	m := tiny(t, tinyHyper("birnn"), 3)
-	q := tinydata.LongQuestion(40)
+	q := encodertest.LongQuestion(40)
 	tp := nn.NewTape(m.Params().NewGrads(), 0) // gradients: the serial path
 	tp.SetTrain(false)
 	train := m.forward(tp, m.prepare(q), false)
@@ -81,7 +81,7 @@ func TestTrainingAndInferencePathsAgree(t *testing.T) {
 
 func TestTrainTiny(t *testing.T) {
 	m := tiny(t, tinyHyper("birnn"), 3)
-	qs := []dataset.Question{*tinydata.Question()}
+	qs := []dataset.Question{*encodertest.Question()}
 	before, err := m.Score(context.Background(), &qs[0])
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestBadHyper(t *testing.T) {
 		{Filters: 0, Kernel: 5}, {Filters: 10, Kernel: 0}, {Filters: 10, Kernel: 5, RNN: "transformer"},
 		{Filters: 10, Kernel: 5, Dropout: 1}, {Filters: 10, Kernel: 5, RNNHidden: -1},
 	} {
-		if _, err := New(h, tinydata.Static[float32](t), 1); err == nil {
+		if _, err := New(h, encodertest.Static[float32](t), 1); err == nil {
 			t.Errorf("hyperparameters %+v accepted", h)
 		}
 	}
@@ -212,7 +212,7 @@ func TestReadsFormat1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := tinydata.Question()
+	q := encodertest.Question()
 	want, _ := m.Score(context.Background(), q)
 	got, err := back.Score(context.Background(), q)
 	if err != nil || !reflect.DeepEqual(got, want) {

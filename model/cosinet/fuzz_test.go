@@ -3,7 +3,7 @@ package cosinet
 import (
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/modelfile"
+	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/model"
 )
 
@@ -13,5 +13,5 @@ func FuzzRead(f *testing.F) {
 	for _, rnn := range RNNKinds {
 		seeds = append(seeds, tiny(f, tinyHyper(rnn), 3))
 	}
-	modelfile.Fuzz(f, seeds...)
+	modeltest.Fuzz(f, seeds...)
 }

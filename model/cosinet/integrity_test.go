@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 )
 
 // TestFlippedBitsAreRefused flips one bit in every byte of the header (the
@@ -156,7 +156,7 @@ func TestInt8RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := tinydata.Question()
+	q := encodertest.Question()
 	want, err := m.Score(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 )
 
@@ -23,7 +23,7 @@ func TestChunkedScoresAreWholeScores(t *testing.T) {
 	if !m.Independent() {
 		t.Fatal("a Cosinet without RNN or pair features is not independent")
 	}
-	q := tinydata.LongQuestion(3*model.ChunkCandidates + 5)
+	q := encodertest.LongQuestion(3*model.ChunkCandidates + 5)
 	got, err := m.Score(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestChunkedScoresAreWholeScores(t *testing.T) {
 // chunks of candidates, and that a live one changes nothing.
 func TestScoreHonoursContext(t *testing.T) {
 	m := tiny(t, tinyHyper("birnn"), 3)
-	q := tinydata.LongQuestion(4000)
+	q := encodertest.LongQuestion(4000)
 	want, err := m.Score(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestScoreHonoursContext(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(time.Millisecond, cancel)
 	start := time.Now()
-	_, err = m.Score(ctx, tinydata.LongQuestion(200_000))
+	_, err = m.Score(ctx, encodertest.LongQuestion(200_000))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled during: %v after %v", err, time.Since(start))
 	}
@@ -73,7 +73,7 @@ func TestScoreHonoursContext(t *testing.T) {
 // with an RNN over the candidates.
 func TestDependentModelRefusesHugeQuestions(t *testing.T) {
 	m := tiny(t, tinyHyper("birnn"), 3)
-	q := tinydata.Question()
+	q := encodertest.Question()
 	q.Candidates[0].Text = strings.Repeat("word ", model.MaxDependentTokens)
 	_, err := m.Score(context.Background(), q)
 	var tl *model.TooLargeError

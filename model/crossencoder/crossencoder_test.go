@@ -18,10 +18,10 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
 )
@@ -49,7 +49,7 @@ func scores(t testing.TB, m model.Model, q *dataset.Question) []float64 {
 // training pass's scores; and the model file restores both models.
 func TestScoresAndRoundTrip(t *testing.T) {
 	benc := bertEncoder(t)
-	full, err := bert.Load(tinydata.BERTDir(t))
+	full, err := bert.Load(encodertest.BERTDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestScoresAndRoundTrip(t *testing.T) {
 	if bm.Hyper().Pool != PoolPooler {
 		t.Errorf("pool %q for a classifier checkpoint", bm.Hyper().Pool)
 	}
-	q := tinydata.LongQuestion(21)
+	q := encodertest.LongQuestion(21)
 	got := scores(t, bm, q)
 	in := bm.prepare(q)
 	var ids, types [][]int
@@ -76,13 +76,13 @@ func TestScoresAndRoundTrip(t *testing.T) {
 
 	em := Recipe()
 	em.ExactMatch = true
-	marked := mustNew(t, em, tinydata.USELite(t, 1))
+	marked := mustNew(t, em, encodertest.USELite(t, 1))
 	randomize(marked.match, 3)
 	em.Segments = true
-	both := mustNew(t, em, tinydata.USELite(t, 1))
+	both := mustNew(t, em, encodertest.USELite(t, 1))
 	randomize(both.match, 4)
 	randomize(both.segment, 5)
-	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), tinydata.USELite(t, 1)),
+	for name, m := range map[string]*Model{"bert": bm, "use-lite": mustNew(t, Recipe(), encodertest.USELite(t, 1)),
 		"use-lite, exact match": marked, "use-lite, exact match and segments": both} {
 		t.Run(name, func(t *testing.T) {
 			m.hyper.BatchTokens = 40 // several buckets
@@ -96,7 +96,7 @@ func TestScoresAndRoundTrip(t *testing.T) {
 			}
 			nntest.Close(t, "training pass", trs, inf, 1e-5)
 
-			back := modelfile.RoundTrip(t, m)
+			back := modeltest.RoundTrip(t, m)
 			nntest.Close(t, "read back", scores(t, back, q), scores(t, m, q), 1e-6)
 			if back.Config().Params != m.Params().Count() || back.Config().Architecture != Name {
 				t.Errorf("config %+v", back.Config())
@@ -154,7 +154,7 @@ func TestSegments(t *testing.T) {
 	} {
 		h := Recipe()
 		h.ExactMatch, h.Segments = tc.exactMatch, tc.segments
-		m := mustNew(t, h, tinydata.USELite(t, 1))
+		m := mustNew(t, h, encodertest.USELite(t, 1))
 		if got := m.marks(seq, q, c); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: marks %v, want %v", tc.name, got, tc.want)
 		}
@@ -165,15 +165,15 @@ func TestSegments(t *testing.T) {
 // model are zero and leave the scores as USE-Lite's; trained ones change
 // them, and the model file keeps them.
 func TestMarkTablesStartAtZero(t *testing.T) {
-	q := tinydata.LongQuestion(5)
-	plain := scores(t, mustNew(t, Recipe(), tinydata.USELite(t, 1)), q)
+	q := encodertest.LongQuestion(5)
+	plain := scores(t, mustNew(t, Recipe(), encodertest.USELite(t, 1)), q)
 	for _, tc := range []struct {
 		name                 string
 		exactMatch, segments bool
 	}{{"exact match", true, false}, {"segments", false, true}, {"both", true, true}} {
 		h := Recipe()
 		h.ExactMatch, h.Segments = tc.exactMatch, tc.segments
-		m := mustNew(t, h, tinydata.USELite(t, 1))
+		m := mustNew(t, h, encodertest.USELite(t, 1))
 		nntest.Close(t, tc.name+", zero tables", scores(t, m, q), plain, 1e-6)
 		before := plain
 		for k, p := range []*nn.Param[float32]{m.match, m.segment} {
@@ -185,7 +185,7 @@ func TestMarkTablesStartAtZero(t *testing.T) {
 			if reflect.DeepEqual(moved, before) {
 				t.Errorf("%s: %s does not change the scores", tc.name, p.Name)
 			}
-			if got := scores(t, modelfile.RoundTrip(t, m), q); !reflect.DeepEqual(got, moved) {
+			if got := scores(t, modeltest.RoundTrip(t, m), q); !reflect.DeepEqual(got, moved) {
 				t.Errorf("%s: read back: %v, want %v", tc.name, got, moved)
 			}
 			before = moved
@@ -195,7 +195,7 @@ func TestMarkTablesStartAtZero(t *testing.T) {
 
 // The model needs a transformer encoder, and corrupt files are errors.
 func TestErrors(t *testing.T) {
-	if _, err := New(Recipe(), tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "transformer encoder") {
+	if _, err := New(Recipe(), encodertest.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "transformer encoder") {
 		t.Errorf("static encoder: %v", err)
 	}
 	h := Recipe()
@@ -210,10 +210,10 @@ func TestErrors(t *testing.T) {
 	}
 	h = Recipe()
 	h.Pool = "min"
-	if _, err := New(h, tinydata.USELite(t, 1), 1); err == nil || !strings.Contains(err.Error(), "want mean, max, attention") {
+	if _, err := New(h, encodertest.USELite(t, 1), 1); err == nil || !strings.Contains(err.Error(), "want mean, max, attention") {
 		t.Errorf("pool min: %v", err)
 	}
-	m := mustNew(t, Recipe(), tinydata.USELite(t, 1))
+	m := mustNew(t, Recipe(), encodertest.USELite(t, 1))
 	ts := m.Tensors()
 	for i := range ts {
 		if ts[i].Name == "head.score.weight" {
@@ -252,7 +252,7 @@ func TestGradients(t *testing.T) {
 		t.Run(fmt.Sprintf("%s, exact match %v, segments %v", c.pool, c.exactMatch, c.segments), func(t *testing.T) {
 			h := Recipe()
 			h.Pool, h.Dropout, h.BatchTokens, h.ExactMatch, h.Segments = c.pool, 0, 30, c.exactMatch, c.segments
-			m := mustNew(t, h, tinydata.USELite(t, 2))
+			m := mustNew(t, h, encodertest.USELite(t, 2))
 			if m.match != nil {
 				randomize(m.match, 2)
 			}
@@ -262,7 +262,7 @@ func TestGradients(t *testing.T) {
 			if m.query != nil { // away from zero, where the weights are uniform
 				randomize(m.query, 3)
 			}
-			q := tinydata.Question()
+			q := encodertest.Question()
 			in := m.prepare(q)
 			loss := func(g *nn.Grads[float32]) float64 {
 				tp := nn.NewTape(g, 0)
@@ -289,12 +289,12 @@ func TestGradients(t *testing.T) {
 // position weighs the same; once the query moves, the scores do too, and
 // the model file keeps it.
 func TestAttentionPoolStartsAsMean(t *testing.T) {
-	enc := tinydata.USELite(t, 2)
+	enc := encodertest.USELite(t, 2)
 	h := Recipe()
 	mean := mustNew(t, h, enc)
 	h.Pool = PoolAttention
-	att := mustNew(t, h, tinydata.USELite(t, 2))
-	q := tinydata.LongQuestion(7)
+	att := mustNew(t, h, encodertest.USELite(t, 2))
+	q := encodertest.LongQuestion(7)
 	want := scores(t, mean, q)
 	got := scores(t, att, q)
 	for i := range want {
@@ -307,7 +307,7 @@ func TestAttentionPoolStartsAsMean(t *testing.T) {
 	if reflect.DeepEqual(moved, got) {
 		t.Fatal("a non-zero query leaves the scores as they were")
 	}
-	if got := scores(t, modelfile.RoundTrip(t, att), q); !reflect.DeepEqual(got, moved) {
+	if got := scores(t, modeltest.RoundTrip(t, att), q); !reflect.DeepEqual(got, moved) {
 		t.Fatalf("read back: %v, want %v", got, moved)
 	}
 }
@@ -371,7 +371,7 @@ func checkGradients(t *testing.T, m *Model, g *nn.Grads[float32], loss func(*nn.
 // do only if the second pass draws the first pass's masks.
 func TestRecomputedForward(t *testing.T) {
 	defer func(v int) { recomputeTokens = v }(recomputeTokens)
-	q := tinydata.LongQuestion(7)
+	q := encodertest.LongQuestion(7)
 	target := make([]float32, len(q.Candidates))
 	target[2] = 1
 	run := func(m *Model, threshold int) (float64, *nn.Grads[float32], func(*nn.Grads[float32]) float64) {
@@ -390,7 +390,7 @@ func TestRecomputedForward(t *testing.T) {
 	}
 	h := Recipe()
 	h.Dropout, h.BatchTokens = 0, 30
-	m := mustNew(t, h, tinydata.USELite(t, 2))
+	m := mustNew(t, h, encodertest.USELite(t, 2))
 	if n := len(buckets(m.prepare(q).seqs, h.BatchTokens)); n < 3 {
 		t.Fatalf("%d buckets: the question should span several", n)
 	}
@@ -413,7 +413,7 @@ func TestRecomputedForward(t *testing.T) {
 	}
 
 	h.Dropout = 0.3
-	m = mustNew(t, h, tinydata.USELite(t, 2))
+	m = mustNew(t, h, encodertest.USELite(t, 2))
 	_, g, loss := run(m, 0)
 	checkGradients(t, m, g, loss)
 }
@@ -438,9 +438,9 @@ func (c *countdown) Err() error {
 // TestScoreHonoursDeadline: a request whose deadline passes while its
 // padded batches are scored gets the context's error, not scores.
 func TestScoreHonoursDeadline(t *testing.T) {
-	m := mustNew(t, Recipe(), tinydata.USELite(t, 1))
+	m := mustNew(t, Recipe(), encodertest.USELite(t, 1))
 	m.hyper.BatchTokens = 40 // many buckets
-	q := tinydata.LongQuestion(40)
+	q := encodertest.LongQuestion(40)
 	if _, err := m.Score(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestScoreHonoursDeadline(t *testing.T) {
 // A checkpoint folder ranks as it is: LoadHF is the model as2 import hf
 // writes, and a checkpoint without a classifier is refused with a hint.
 func TestLoadHF(t *testing.T) {
-	dir := tinydata.BERTDir(t)
+	dir := encodertest.BERTDir(t)
 	m, err := LoadHF(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -465,11 +465,11 @@ func TestLoadHF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := mustNew(t, Recipe(), enc).Score(context.Background(), tinydata.Question())
+	want, err := mustNew(t, Recipe(), enc).Score(context.Background(), encodertest.Question())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := m.Score(context.Background(), tinydata.Question())
+	got, err := m.Score(context.Background(), encodertest.Question())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestLoadHF(t *testing.T) {
 // bertEncoder is the tiny BERT checkpoint's encoder.
 func bertEncoder(t *testing.T) *bert.Encoder {
 	t.Helper()
-	enc, err := bert.LoadEncoder(tinydata.BERTDir(t))
+	enc, err := bert.LoadEncoder(encodertest.BERTDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 )
 
 // FuzzRead feeds model.Read mutated cross-encoder files: over USE-Lite
@@ -14,11 +14,11 @@ import (
 func FuzzRead(f *testing.F) {
 	h := Recipe()
 	h.ExactMatch, h.Segments = true, true
-	benc, err := bert.LoadEncoder(tinydata.BERTDir(f))
+	benc, err := bert.LoadEncoder(encodertest.BERTDir(f))
 	if err != nil {
 		f.Fatal(err)
 	}
 	att := Recipe()
 	att.Pool = PoolAttention
-	modelfile.Fuzz(f, mustNew(f, h, tinydata.USELite(f, 1)), mustNew(f, att, tinydata.USELite(f, 1)), mustNew(f, Recipe(), benc))
+	modeltest.Fuzz(f, mustNew(f, h, encodertest.USELite(f, 1)), mustNew(f, att, encodertest.USELite(f, 1)), mustNew(f, Recipe(), benc))
 }

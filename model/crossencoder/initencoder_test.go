@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/model/dual"
 )
@@ -15,7 +15,7 @@ func fineTunedDual(t *testing.T) *dual.Model {
 	t.Helper()
 	h := dual.RecipeHyper()
 	h.Layer, h.Pool, h.FineTune, h.Scale, h.Encoder = dual.LayerNone, dual.PoolEncoder, true, 20, ""
-	d, err := dual.New(h, tinydata.USELite(t, 1), 2)
+	d, err := dual.New(h, encodertest.USELite(t, 1), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestInitEncoderFromDual(t *testing.T) {
 			tuned[name] = p.Value.Data
 		}
 	}
-	enc := tinydata.USELite(t, 1)
+	enc := encodertest.USELite(t, 1)
 	if err := model.InitEncoder(enc, d); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestInitEncoderFromDual(t *testing.T) {
 }
 
 func TestInitEncoderErrors(t *testing.T) {
-	frozen, err := dual.New(dual.RecipeHyper(), tinydata.USELite(t, 1), 2) // a BiLSTM over frozen states
+	frozen, err := dual.New(dual.RecipeHyper(), encodertest.USELite(t, 1), 2) // a BiLSTM over frozen states
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestInitEncoderErrors(t *testing.T) {
 		{"frozen", 1, frozen, "kept its encoder frozen"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := model.InitEncoder(tinydata.USELite(t, tc.seed), tc.from)
+			err := model.InitEncoder(encodertest.USELite(t, tc.seed), tc.from)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one about %q", err, tc.want)
 			}

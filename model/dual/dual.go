@@ -11,7 +11,7 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/model/safetensors"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/index"
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
@@ -18,7 +18,7 @@ import (
 // tiny builds a model over the tiny vectors, failing t on an error.
 func tiny(t testing.TB, h Hyper, seed uint64) *Model {
 	t.Helper()
-	return tinydata.Model(t, New, h, seed)
+	return encodertest.Model(t, New, h, seed)
 }
 
 // TestSettings checks that as2's recipe and the paper's settings build.
@@ -66,7 +66,7 @@ func TestValidate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := RecipeHyper()
 			c.edit(&h)
-			_, err := New(h, tinydata.Static[float32](t), 1)
+			_, err := New(h, encodertest.Static[float32](t), 1)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one about %q", err, c.want)
 			}
@@ -81,7 +81,7 @@ func TestScoreIsInnerProduct(t *testing.T) {
 	ctx := context.Background()
 	for name, h := range tinyHypers() {
 		m := tiny(t, h, 5)
-		q := tinydata.Question()
+		q := encodertest.Question()
 		scores, err := m.Score(ctx, q)
 		if err != nil {
 			t.Fatal(name, err)
@@ -120,7 +120,7 @@ func TestScoreIsInnerProduct(t *testing.T) {
 func TestRetrieve(t *testing.T) {
 	ctx := context.Background()
 	m := tiny(t, tinyHypers()["bilstm-attention"], 2)
-	q := tinydata.Question()
+	q := encodertest.Question()
 	x, err := index.NewFlat(m.Dim())
 	if err != nil {
 		t.Fatal(err)
@@ -217,12 +217,12 @@ func TestSaveLoad(t *testing.T) {
 	ctx := context.Background()
 	for name, h := range tinyHypers() {
 		m := tiny(t, h, 7)
-		back := modelfile.RoundTrip(t, m)
+		back := modeltest.RoundTrip(t, m)
 		got, ok := back.(*Model)
 		if !ok {
 			t.Fatalf("%s: read a %T", name, back)
 		}
-		q := tinydata.Question()
+		q := encodertest.Question()
 		want, _ := m.Score(ctx, q)
 		have, err := got.Score(ctx, q)
 		if err != nil {
@@ -240,7 +240,7 @@ func TestSaveLoad(t *testing.T) {
 func TestUSELiteEncoder(t *testing.T) {
 	h := tinyHypers()["bilstm-attention"]
 	h.Encoder = ""
-	m, err := New(h, tinydata.USELite(t, 1), 2)
+	m, err := New(h, encodertest.USELite(t, 1), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +254,8 @@ func TestUSELiteEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp.Backward(l)
-	back := modelfile.RoundTrip(t, m)
-	q := tinydata.Question()
+	back := modeltest.RoundTrip(t, m)
+	q := encodertest.Question()
 	want, _ := m.Score(context.Background(), q)
 	got, err := back.Score(context.Background(), q)
 	if err != nil {
@@ -270,7 +270,7 @@ func TestUSELiteEncoder(t *testing.T) {
 // file keeps the moved weights.
 func TestUSELiteFineTune(t *testing.T) {
 	ctx := context.Background()
-	enc := tinydata.USELite(t, 1)
+	enc := encodertest.USELite(t, 1)
 	texts := []string{"Who wrote Hamlet?", "Hamlet is a tragedy."}
 	zeroShot := enc.Embed(texts)
 	h := RecipeHyper()
@@ -315,7 +315,7 @@ func TestUSELiteFineTune(t *testing.T) {
 	if moved == 0 {
 		t.Fatal("no gradient reached the encoder's weights")
 	}
-	back := modelfile.RoundTrip(t, m)
+	back := modeltest.RoundTrip(t, m)
 	want, err := m.Encode(ctx, texts, false, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestLRScale(t *testing.T) {
 	for _, s := range []float64{0, 40} {
 		h := RecipeHyper()
 		h.ENDX, h.CrossLRScale = true, s
-		m, err := New(h, tinydata.Static[float32](t), 1)
+		m, err := New(h, encodertest.Static[float32](t), 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,10 @@ package dual
 import (
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/modelfile"
+	"github.com/as2/as2/model/modeltest"
 )
 
 // FuzzRead feeds model.Read mutated dual encoder files, ENDX among them.
 func FuzzRead(f *testing.F) {
-	modelfile.Fuzz(f, modelfile.Seeds(f, tinyHypers(), tiny)...)
+	modeltest.Fuzz(f, modeltest.Seeds(f, tinyHypers(), tiny)...)
 }

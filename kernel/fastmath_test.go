@@ -1,4 +1,4 @@
-package f32
+package kernel
 
 import (
 	"math"

@@ -14,7 +14,7 @@ import (
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/evaluation"
-	"github.com/as2/as2/internal/testkit/shareddata"
+	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/metric"
 	"github.com/as2/as2/rank"
 )

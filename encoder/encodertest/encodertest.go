@@ -1,7 +1,7 @@
-// Package tinydata holds the hand-made inputs of the neural rankers' unit
+// Package encodertest holds the hand-made inputs of the neural rankers' unit
 // tests: a few random word vectors and one question whose candidates cover
 // the awkward cases (an empty sentence, a one-word sentence).
-package tinydata
+package encodertest
 
 import (
 	"fmt"

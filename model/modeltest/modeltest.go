@@ -1,6 +1,6 @@
-// Package modelfile round-trips models through their file format, and
+// Package modeltest round-trips models through their file format, and
 // fuzzes its reader, for the tests of the architectures.
-package modelfile
+package modeltest
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/as2/as2/internal/testkit/tinydata"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
 )
 
@@ -32,7 +32,7 @@ func RoundTrip(t testing.TB, m model.Model) model.Model {
 // Fuzz is the body of an architecture's FuzzRead: seeded with the files of
 // models (each written as model.Write and as model.WriteInt8 write it), it
 // feeds model.Read mutated files. A file may be refused, never panic; one
-// that loads must score tinydata's question without panicking.
+// that loads must score encodertest's question without panicking.
 func Fuzz(f *testing.F, seeds ...model.Model) {
 	for _, m := range seeds {
 		for _, write := range []func(io.Writer, model.Model) error{model.Write, model.WriteInt8} {
@@ -48,7 +48,7 @@ func Fuzz(f *testing.F, seeds ...model.Model) {
 		if err != nil {
 			return
 		}
-		_, _ = m.Score(context.Background(), tinydata.Question())
+		_, _ = m.Score(context.Background(), encodertest.Question())
 	})
 }
 

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package f32
+package kernel
 
 import (
 	"sync"

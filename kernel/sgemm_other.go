@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package f32
+package kernel
 
 // HasAVX2FMA is false where the kernels are not built.
 const HasAVX2FMA = false
