@@ -21,7 +21,7 @@ var layers = []string{
 	"dataset", "metric", "trec",
 	"rank", "trigger", "embed", "index", "evaluation",
 	"nn", "encoder", "model",
-	"train", "regression", "bench", "serve",
+	"train", "serve", "bench", "regression",
 	"", // the front door: package as2
 	"cmd",
 }
