@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // Tokens is a tokenised sentence: the token texts, and their ids in the

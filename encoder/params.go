@@ -8,8 +8,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // Parameters and model-file tensors: one home for the conversions that

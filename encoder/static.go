@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/as2/as2/embed"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text"
 )
 

@@ -3,6 +3,11 @@
 // metric package's trec_eval measures per question and on average. The
 // rankings it keeps can be written as a TREC run, and the labels as TREC
 // qrels, so that trec_eval can check every number as2 reports.
+//
+// It also writes what as2 rank and as2 eval print, so that a Go program
+// gets the same output without the command: WriteRankings (tsv, json or
+// trec rankings, calibrated or not) and Summary (an evaluation's table or
+// JSON).
 package evaluation
 
 import (

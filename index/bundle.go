@@ -6,7 +6,7 @@ import (
 )
 
 // Bundle is an index with what a search needs besides it, the file that
-// "as2 index build" writes and "as2 search" reads: how the question
+// "as2 index build" writes and "as2 index search" reads: how the question
 // encoder is rebuilt (Encoder, key-value pairs the command defines, such
 // as the retriever's kind, its parameters, a model's path and digest) and
 // the answers' texts, to print them with the hits.

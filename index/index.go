@@ -51,7 +51,9 @@
 // ReadBinary, ReadHNSW, ReadBM25 and ReadMatrices refuse another kind, an
 // unknown version or a damaged file with a clear error (wrapping
 // ErrCorrupt for damage), and never allocate more than the bytes present
-// justify (FuzzRead). A Bundle wraps any kind's body with what a search command
+// justify (FuzzRead); Read reads any of them, taking the kind from the
+// header, and New makes an empty index of a kind named by its string (the
+// one place that maps names to constructors). A Bundle wraps any kind's body with what a search command
 // needs besides it (how to rebuild the question encoder, the answers'
 // texts) in the same format, kind "bundle". Commands write index files
 // atomically (a temporary file renamed over the target).

@@ -17,7 +17,7 @@ var ErrBackend = errors.New("index server error")
 
 // Remote is an index whose answers live in another system, a vector
 // engine such as Weaviate (package index/weaviate): what a Bundle records
-// in place of the vectors, so that "as2 search" finds them again. It
+// in place of the vectors, so that "as2 index search" finds them again. It
 // cannot search by itself; the command that reads it opens the engine
 // from Engine and Params.
 type Remote struct {

@@ -10,6 +10,12 @@ func expAVX(n int, dst, src *float32, scale, m float32, c *[expRows][8]float32) 
 //go:noescape
 func geluAVX(n int, dst, src *float32, c *[geluRows][8]float32)
 
+//go:noescape
+func expZ(n int, dst, src *float32, scale, m float32, c *[expRows][8]float32) float32
+
+//go:noescape
+func geluZ(n int, dst, src *float32, c *[geluRows][8]float32)
+
 // The rows of expAVX's constants, each repeated 8 times: the clamp, then
 // Cephes' expf (nn's exp32): log2(e) and 1/2 to round x·log2(e), ln 2 in
 // two parts, the polynomial's c0..c5, 1, and the exponent bias 127 as
@@ -49,30 +55,39 @@ var geluConsts = func() (c [geluRows][8]float32) {
 	return c
 }()
 
-// ExpScaled sets dst[i] = e^(scale·(src[i] − m)) for the first n = a
-// multiple of 8 values of src (dst as long), by nn's float32 exp32 (Cephes'
-// expf, about 2 ulp) eight at a time, arguments clamped to [−87, 88], and
-// returns n and the sum of those values: the caller does the rest (n is 0
-// without AVX2 and FMA, or for fewer than 16 values). A softmax's
-// exponentials, with m its maximum.
+// ExpScaled sets dst[i] = e^(scale·(src[i] − m)) for the first n values
+// of src (dst as long), by nn's float32 exp32 (Cephes' expf, about 2 ulp),
+// arguments clamped to [−87, 88], and returns n and the sum of those
+// values: the caller does the rest. n is len(src) on the AVX-512 path (16
+// at a time, the tail masked), a multiple of 8 on the AVX2 path, 0 on the
+// generic path or for fewer than 16 values. A softmax's exponentials, with
+// m its maximum.
 func ExpScaled(dst, src []float32, scale, m float32) (n int, sum float32) {
 	if !HasAVX2FMA || len(src) < vecMin {
 		return 0, 0
 	}
 	dst = dst[:len(src)]
+	if HasAVX512 {
+		return len(src), expZ(len(src), &dst[0], &src[0], scale, m, &expConsts)
+	}
 	n = len(src) &^ 7
 	return n, expAVX(n, &dst[0], &src[0], scale, m, &expConsts)
 }
 
-// GELU sets dst[i] = src[i]/2·(1 + erf(src[i]/√2)) for the first n = a
-// multiple of 8 values (dst as long), with nn's gelu32's rational erf,
-// eight at a time, and returns n: the caller does the rest (n is 0
-// without AVX2 and FMA, or for fewer than 16 values).
+// GELU sets dst[i] = src[i]/2·(1 + erf(src[i]/√2)) for the first n
+// values (dst as long), with nn's gelu32's rational erf, and returns n: the
+// caller does the rest. n is len(src) on the AVX-512 path (16 at a time,
+// the tail masked), a multiple of 8 on the AVX2 path, 0 on the generic
+// path or for fewer than 16 values.
 func GELU(dst, src []float32) (n int) {
 	if !HasAVX2FMA || len(src) < vecMin {
 		return 0
 	}
 	dst = dst[:len(src)]
+	if HasAVX512 {
+		geluZ(len(src), &dst[0], &src[0], &geluConsts)
+		return len(src)
+	}
 	n = len(src) &^ 7
 	geluAVX(n, &dst[0], &src[0], &geluConsts)
 	return n

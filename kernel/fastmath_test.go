@@ -9,9 +9,23 @@ import (
 // TestExpScaled checks the 8-wide exponential against math.Exp, over the
 // range a softmax gives it (scale·(x − m) ≤ 0) and past both clamps, and
 // that its sum is the sum of what it wrote; a NaN stays NaN.
-func TestExpScaled(t *testing.T) {
+func TestExpScaled(t *testing.T) { forEachPath(t, testExpScaled) }
+
+// wantDone is how many of size values ExpScaled and GELU do on the active
+// path.
+func wantDone(size int) int {
+	switch {
+	case size < vecMin || !HasAVX2FMA:
+		return 0
+	case HasAVX512:
+		return size
+	}
+	return size &^ 7
+}
+
+func testExpScaled(t *testing.T) {
 	if !HasAVX2FMA {
-		t.Skip("no AVX2/FMA: ExpScaled does nothing, and callers loop")
+		t.Skip("generic path: ExpScaled does nothing, and callers loop")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, size := range []int{16, 23, 64, 1001} {
@@ -19,12 +33,16 @@ func TestExpScaled(t *testing.T) {
 		for i := range src {
 			src[i] = float32(rng.NormFloat64() * 30)
 		}
-		src[3] = 200 // past the upper clamp once scaled
-		dst := make([]float32, size)
+		src[3] = 200                       // past the upper clamp once scaled
+		guarded := make([]float32, size+1) // guarded[size]: past the end
+		dst := guarded[:size]
 		const scale, m = 0.5, 40
 		n, sum := ExpScaled(dst, src, scale, m)
-		if n != size&^7 {
-			t.Fatalf("%d values: n %d, want %d", size, n, size&^7)
+		if guarded[size] != 0 {
+			t.Fatalf("%d values: wrote past the end", size)
+		}
+		if n != wantDone(size) {
+			t.Fatalf("%d values: n %d, want %d", size, n, wantDone(size))
 		}
 		var want float64
 		for i, v := range src[:n] {
@@ -56,9 +74,11 @@ func TestExpScaled(t *testing.T) {
 
 // TestGELU checks the 8-wide GELU against x·Φ(x) by math.Erf, to the
 // rational erf's accuracy; a NaN stays NaN.
-func TestGELU(t *testing.T) {
+func TestGELU(t *testing.T) { forEachPath(t, testGELU) }
+
+func testGELU(t *testing.T) {
 	if !HasAVX2FMA {
-		t.Skip("no AVX2/FMA: GELU does nothing, and callers loop")
+		t.Skip("generic path: GELU does nothing, and callers loop")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	src := make([]float32, 1003)
@@ -66,10 +86,15 @@ func TestGELU(t *testing.T) {
 		src[i] = float32(rng.NormFloat64() * 3)
 	}
 	src[0], src[1], src[2] = 0, 9, -9
-	dst := make([]float32, len(src))
+	guarded := make([]float32, len(src)+1)
+	guarded[len(src)] = 42 // past the end
+	dst := guarded[:len(src)]
 	n := GELU(dst, src)
-	if n != 1000 {
-		t.Fatalf("n %d, want 1000", n)
+	if guarded[len(src)] != 42 {
+		t.Fatal("GELU wrote past the end")
+	}
+	if n != wantDone(len(src)) {
+		t.Fatalf("n %d, want %d", n, wantDone(len(src)))
 	}
 	for i, v := range src[:n] {
 		x := float64(v)

@@ -21,11 +21,16 @@ func trans(t bool) blas.Transpose {
 // reference on shapes with and without edges, every transposition, padded
 // strides and several betas.
 func TestSgemmMatchesGonum(t *testing.T) {
-	t.Logf("AVX2/FMA kernels: %v", HasAVX2FMA)
+	forEachPath(t, testSgemmMatchesGonum)
+}
+
+func testSgemmMatchesGonum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	shapes := [][3]int{{25, 300, 520}, {7, 300, 520}, {6, 16, 1}, {13, 37, 29}, {300, 520, 25},
 		{10, 300, 600}, {1, 300, 300}, {3, 4, 8}, {5, 17, 9}, {12, 32, 100}, {300, 300, 1}, {9, 8, 24}, {8, 12, 16}, {5, 9, 33},
-		{25, 300, 5}, {7, 300, 10}, {10, 300, 612}, {2, 44, 3}, {100, 1, 603}, {64, 1, 16}} // short-k NT (feature convolutions), NN column tails, matrix-vector
+		{25, 300, 5}, {7, 300, 10}, {10, 300, 612}, {2, 44, 3}, {100, 1, 603}, {64, 1, 16}, // short-k NT (feature convolutions), NN column tails, matrix-vector
+		{128, 128, 32}, {128, 32, 128}, {16, 384, 96}, // attention's scores and context, a MiniLM-like layer
+		{13, 33, 20}, {4, 31, 7}, {9, 47, 64}, {1, 32, 50}, {15, 65, 3}, {8, 16, 512}, {29, 70, 40}} // AVX-512 tiles: 12/8/4/1 rows, masked column tails
 	for _, s := range shapes {
 		m, n, k := s[0], s[1], s[2]
 		for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {

@@ -14,9 +14,6 @@ func dotAVX(n int, x, y *float32) float32
 //go:noescape
 func axpyAVX(n int, alpha float32, x, y *float32)
 
-// vecMin: below this many values the call costs more than it saves.
-const vecMin = 16
-
 // Add sets dst[i] = a[i] + b[i] for i < len(dst); a and b must be as long.
 func Add(dst, a, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]

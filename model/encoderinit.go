@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // InitEncoder sets enc's weights to those that model from fine-tuned:

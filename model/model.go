@@ -15,9 +15,9 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/version"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text"
 )
 

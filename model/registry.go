@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -13,37 +12,27 @@ import (
 	"github.com/as2/as2/safetensors"
 )
 
-// FlagSet is where an architecture declares the flags that set its
-// hyperparameters. *pflag.FlagSet satisfies it.
-type FlagSet interface {
-	BoolVar(p *bool, name string, value bool, usage string)
-	IntVar(p *int, name string, value int, usage string)
-	Float64Var(p *float64, name string, value float64, usage string)
-	StringVar(p *string, name string, value string, usage string)
-	IntSliceVar(p *[]int, name string, value []int, usage string)
-}
-
 // Arch describes an architecture whose hyperparameters are H to the
 // registry: everything a command needs to build, train and read it.
 type Arch[H any] struct {
-	Name    string // in flags and model files
+	Name    string // in flags, recipes and model files
 	Summary string // one line
 	Help    string // a paragraph for as2 train --help
-	// Recipe is as2's default, chosen on a dev set; Paper the paper's
-	// settings (--paper).
-	Recipe, Paper func() H
-	// Flags declares the flags that set h's fields, with h's values as
-	// the defaults.
-	Flags func(fs FlagSet, h *H)
+	// Hyper is as2's default, chosen on a dev set; PaperHyper the paper's
+	// settings (the "-paper" recipe, --paper).
+	Hyper, PaperHyper func() H
+	// Validate, if set, checks h before New, its errors naming the field.
+	Validate func(h H) error
 	// Training is the training the architecture recommends for an
-	// objective, as2's recipe or (paper) the paper's.
+	// objective (nil for an in-batch one), as2's recipe or (paper) the
+	// paper's.
 	Training func(paper bool, obj Objective) Training
 	// New builds an untrained model over enc, initialised from seed.
 	New func(h H, enc encoder.Encoder[float32], seed uint64) (Neural, error)
 	// Describe names what sets a model apart, e.g. its RNN.
 	Describe func(h H) string
-	// Encoder is the encoder as2 train builds when --encoder is left out:
-	// "" for static word vectors, or e.g. "use-lite".
+	// Encoder is the encoder the recipe names: "" (or "static") for
+	// static word vectors, or e.g. "use-lite".
 	Encoder string
 }
 
@@ -61,19 +50,17 @@ type Architecture interface {
 	Name() string
 	Summary() string
 	Help() string
-	// DeclareFlags declares the architecture's flags on fs, with as2's
-	// recipe as their defaults.
-	DeclareFlags(fs FlagSet)
-	// New builds an untrained model from the recipe's hyperparameters, or
-	// the paper's, with the flags in values (flag name to its value as
-	// text; lists comma-separated) set on them.
-	New(paper bool, values map[string]string, enc encoder.Encoder[float32], seed uint64) (Trainable, error)
-	// Training is the training the architecture recommends.
-	Training(paper bool, obj Objective) Training
+	// Recipe is the architecture's registered recipe, as2's or (paper)
+	// the paper's, with the training it recommends under obj (nil for an
+	// in-batch objective; the recipe's objective is then left for the
+	// caller to name). Its Hyper is a fresh *H.
+	Recipe(paper bool, obj Objective) Recipe
+	// New builds the untrained model that r describes over enc,
+	// initialised from r's seed.
+	New(r Recipe, enc encoder.Encoder[float32]) (Trainable, error)
 	// Describe names what sets m, a model of this architecture, apart.
 	Describe(m Model) string
-	// DefaultEncoder is Arch.Encoder: "" for static word vectors.
-	DefaultEncoder() string
+	validate(hyper any) error
 	decode(cfg Config, tensors []safetensors.Tensor) (Model, error)
 }
 
@@ -85,7 +72,7 @@ var (
 // Register adds an architecture to the registry. It panics on a duplicate
 // or incomplete registration, a programming error.
 func Register[H any](a Arch[H]) {
-	if a.Name == "" || a.Recipe == nil || a.Paper == nil || a.Flags == nil || a.Training == nil || a.New == nil {
+	if a.Name == "" || a.Hyper == nil || a.PaperHyper == nil || a.Training == nil || a.New == nil {
 		panic("model: incomplete registration of architecture " + a.Name)
 	}
 	mu.Lock()
@@ -130,33 +117,63 @@ func (a arch[H]) Name() string    { return a.Arch.Name }
 func (a arch[H]) Summary() string { return a.Arch.Summary }
 func (a arch[H]) Help() string    { return a.Arch.Help }
 
-func (a arch[H]) DefaultEncoder() string { return a.Arch.Encoder }
-
-func (a arch[H]) DeclareFlags(fs FlagSet) {
-	h := a.Recipe()
-	a.Flags(fs, &h)
-}
-
-func (a arch[H]) New(paper bool, values map[string]string, enc encoder.Encoder[float32], seed uint64) (Trainable, error) {
-	h := a.Recipe()
+func (a arch[H]) Recipe(paper bool, obj Objective) Recipe {
+	h := a.Arch.Hyper()
 	if paper {
-		h = a.Paper()
+		h = a.Arch.PaperHyper()
 	}
-	fs := flagSetters{}
-	a.Flags(fs, &h)
-	for name, v := range values {
-		set, ok := fs[name]
-		if !ok {
-			return nil, fmt.Errorf("--%s does not apply to %s", name, a.Arch.Name)
-		}
-		if err := set(v); err != nil {
-			return nil, fmt.Errorf("--%s %q: %w", name, v, err)
-		}
+	t := a.Arch.Training(paper, obj)
+	enc := a.Arch.Encoder
+	if enc == "" {
+		enc = encoder.StaticKind
 	}
-	return a.Arch.New(h, enc, seed)
+	name := ""
+	if obj != nil {
+		name = obj.Name()
+	}
+	return Recipe{Architecture: a.Arch.Name, Encoder: enc, Hyper: &h, Training: TrainingSpec{
+		Objective: name, ScoreScale: 1, Epochs: t.Epochs, LR: t.LR, Batch: t.Batch, Clip: t.ClipNorm,
+		Negatives: t.Negatives, KeepBest: t.KeepBest, Seed: 1,
+	}}
 }
 
-func (a arch[H]) Training(paper bool, obj Objective) Training { return a.Arch.Training(paper, obj) }
+// hyper returns the H that v (an H or a *H) holds.
+func (a arch[H]) hyper(v any) (H, error) {
+	switch h := v.(type) {
+	case *H:
+		if h != nil {
+			return *h, nil
+		}
+	case H:
+		return h, nil
+	}
+	var want H
+	return want, fmt.Errorf("%T, not the %s hyperparameters %T", v, a.Arch.Name, &want)
+}
+
+func (a arch[H]) validate(hyper any) error {
+	h, err := a.hyper(hyper)
+	if err != nil || a.Arch.Validate == nil {
+		return err
+	}
+	return a.Arch.Validate(h)
+}
+
+func (a arch[H]) New(r Recipe, enc encoder.Encoder[float32]) (Trainable, error) {
+	if r.Architecture != a.Arch.Name {
+		return nil, fmt.Errorf("a recipe for %q, not %s", r.Architecture, a.Arch.Name)
+	}
+	h, err := a.hyper(r.Hyper)
+	if err != nil {
+		return nil, fmt.Errorf("hyperparameters: %w", err)
+	}
+	if a.Arch.Validate != nil {
+		if err := a.Arch.Validate(h); err != nil {
+			return nil, fmt.Errorf("hyperparameters: %w", err)
+		}
+	}
+	return a.Arch.New(h, enc, r.Training.Seed)
+}
 
 func (a arch[H]) Describe(m Model) string {
 	var h H
@@ -185,39 +202,4 @@ func (a arch[H]) decode(cfg Config, tensors []safetensors.Tensor) (Model, error)
 		return nil, err
 	}
 	return m, nil
-}
-
-// flagSetters is a FlagSet that keeps, for each flag, how to set its
-// variable from text.
-type flagSetters map[string]func(string) error
-
-func (f flagSetters) BoolVar(p *bool, name string, _ bool, _ string) {
-	f[name] = func(s string) (err error) { *p, err = strconv.ParseBool(s); return err }
-}
-
-func (f flagSetters) IntVar(p *int, name string, _ int, _ string) {
-	f[name] = func(s string) (err error) { *p, err = strconv.Atoi(s); return err }
-}
-
-func (f flagSetters) Float64Var(p *float64, name string, _ float64, _ string) {
-	f[name] = func(s string) (err error) { *p, err = strconv.ParseFloat(s, 64); return err }
-}
-
-func (f flagSetters) StringVar(p *string, name string, _ string, _ string) {
-	f[name] = func(s string) error { *p = s; return nil }
-}
-
-func (f flagSetters) IntSliceVar(p *[]int, name string, _ []int, _ string) {
-	f[name] = func(s string) error {
-		var out []int
-		for _, field := range strings.Split(s, ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(field))
-			if err != nil {
-				return err
-			}
-			out = append(out, v)
-		}
-		*p = out
-		return nil
-	}
 }

@@ -2,17 +2,18 @@ package model_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
+	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // bag is the smallest architecture: the mean of a candidate's word vectors
@@ -30,6 +31,12 @@ type bag struct {
 type bagHyper struct {
 	Scale float64 `json:"scale"`
 	Tags  []int   `json:"tags"`
+	// Shift is 1 in the recipe and left out of files when 0, as some
+	// architectures' fields are.
+	Shift float64 `json:"shift,omitempty"`
+	// Kind is recorded in files, not set by recipes, as the encoder kinds
+	// of some architectures are.
+	Kind string `json:"kind" recipe:"-"`
 }
 
 type bagInput struct {
@@ -71,15 +78,21 @@ func (b *bag) Tensors() []safetensors.Tensor { return model.NeuralTensors(b.ps, 
 
 func init() {
 	model.Register(model.Arch[bagHyper]{
-		Name:   "bag-test",
-		Recipe: func() bagHyper { return bagHyper{Scale: 1} },
-		Paper:  func() bagHyper { return bagHyper{Scale: 2} },
-		Flags: func(fs model.FlagSet, h *bagHyper) {
-			fs.Float64Var(&h.Scale, "scale", h.Scale, "score scale")
-			fs.IntSliceVar(&h.Tags, "tags", h.Tags, "anything")
+		Name:       "bag-test",
+		Hyper:      func() bagHyper { return bagHyper{Scale: 1, Shift: 1} },
+		PaperHyper: func() bagHyper { return bagHyper{Scale: 2} },
+		Validate: func(h bagHyper) error {
+			if !(h.Scale > 0) {
+				return fmt.Errorf("scale %v: want more than 0", h.Scale)
+			}
+			return nil
 		},
 		Training: func(paper bool, obj model.Objective) model.Training {
-			return model.Training{Objective: obj, Epochs: 1, LR: 0.1, Batch: 1}
+			t := model.Training{Objective: obj, Epochs: 1, LR: 0.1, Batch: 1}
+			if obj == model.Listwise {
+				t.LR = 0.01
+			}
+			return t
 		},
 		New:      newBag,
 		Describe: func(h bagHyper) string { return "bag" },
@@ -95,21 +108,40 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("unknown architecture: %v", err)
 	}
 	enc := encodertest.Static[float32](t)
-	m, err := a.New(true, map[string]string{"tags": "3, 4"}, enc, 1)
+	r, err := model.DefaultRecipe("bag-test", true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A recipe's hyperparameters are the architecture's own typed struct.
+	r.Hyper.(*bagHyper).Tags = []int{3, 4}
+	m, err := a.New(r, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := m.(*bag).h; got.Scale != 2 || !reflect.DeepEqual(got.Tags, []int{3, 4}) {
-		t.Fatalf("paper hyperparameters with --tags: %+v", got)
+		t.Fatalf("paper hyperparameters with tags set: %+v", got)
 	}
-	for values, want := range map[string]string{"kernel=3": "--kernel does not apply to bag-test", "scale=x": `--scale "x"`, "tags=1,y": `--tags "1,y"`} {
-		k, v, _ := strings.Cut(values, "=")
-		if _, err := a.New(false, map[string]string{k: v}, enc, 1); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: error %v, want %q", values, err, want)
+	bad := func(edit func(r *model.Recipe)) model.Recipe {
+		r, _ := model.DefaultRecipe("bag-test", false, "")
+		edit(&r)
+		return r
+	}
+	for want, r := range map[string]model.Recipe{
+		"hyperparameters: scale 0: want more than 0": bad(func(r *model.Recipe) { r.Hyper.(*bagHyper).Scale = 0 }),
+		"not the bag-test hyperparameters":           bad(func(r *model.Recipe) { r.Hyper = &struct{ Scale float64 }{1} }),
+		`a recipe for "cosinet", not bag-test`:       bad(func(r *model.Recipe) { r.Architecture = "cosinet" }),
+	} {
+		if _, err := a.New(r, enc); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("New: error %v, want %q", err, want)
 		}
 	}
-	if a.Describe(m) != "bag" || a.Training(false, model.Listwise).Objective != model.Listwise {
-		t.Fatal("Describe or Training")
+	// A hyperparameters value (not a pointer) builds the same model.
+	byValue := bad(func(r *model.Recipe) { r.Hyper = bagHyper{Scale: 3} })
+	if m, err := a.New(byValue, enc); err != nil || m.(*bag).h.Scale != 3 {
+		t.Fatalf("hyperparameters by value: %v", err)
+	}
+	if a.Describe(m) != "bag" || a.Recipe(false, model.Listwise).Training.Objective != "listwise" || a.Recipe(false, model.Listwise).Training.LR != 0.01 {
+		t.Fatal("Describe or Recipe")
 	}
 	// Written and read back through the registry, it scores the same.
 	back := modeltest.RoundTrip(t, m)
@@ -124,7 +156,7 @@ func TestRegistry(t *testing.T) {
 			t.Error("a second registration of bag-test was accepted")
 		}
 	}()
-	model.Register(model.Arch[bagHyper]{Name: "bag-test", Recipe: bagHyperZero, Paper: bagHyperZero, Flags: func(model.FlagSet, *bagHyper) {},
+	model.Register(model.Arch[bagHyper]{Name: "bag-test", Hyper: bagHyperZero, PaperHyper: bagHyperZero,
 		Training: func(bool, model.Objective) model.Training { return model.Training{} }, New: newBag})
 }
 

@@ -49,11 +49,16 @@ func TestMain(m *testing.M) {
 // select it.
 func TestBLASName(t *testing.T) {
 	name := BLASName()
-	if !regexp.MustCompile(`^(pure Go, (AVX2/FMA kernels|gonum)|openblas \S+)$`).MatchString(name) {
+	if !regexp.MustCompile(`^(pure Go, (AVX-512 kernels|AVX2/FMA kernels|gonum)|openblas \S+)$`).MatchString(name) {
 		t.Fatalf("BLASName() = %q", name)
 	}
-	if strings.HasPrefix(name, "pure Go") && kernel.HasAVX2FMA != strings.Contains(name, "AVX2") {
-		t.Fatalf("BLASName() = %q, but AVX2/FMA kernels: %v", name, kernel.HasAVX2FMA)
+	if strings.HasPrefix(name, "pure Go") {
+		if want := kernel.HasAVX2FMA && !kernel.HasAVX512; want != strings.Contains(name, "AVX2") {
+			t.Fatalf("BLASName() = %q, but AVX2/FMA kernels: %v", name, want)
+		}
+		if kernel.HasAVX512 != strings.Contains(name, "AVX-512") {
+			t.Fatalf("BLASName() = %q, but AVX-512 kernels: %v", name, kernel.HasAVX512)
+		}
 	}
 }
 

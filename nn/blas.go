@@ -10,7 +10,7 @@ import (
 // This file is the engine's only door to BLAS. Matrix products go through
 // gemm, which calls sgemm/dgemm from the selected backend (blas_gonum.go by
 // default, blas_openblas.go with -tags openblas). Level-1 helpers use our
-// 8-wide AVX kernels for float32 (internal/f32) where the CPU has them and
+// 8-wide AVX kernels for float32 (package kernel) where the CPU has them and
 // gonum's 4-wide assembly otherwise: either beats a cgo call on short vectors.
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices, where

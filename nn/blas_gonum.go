@@ -9,9 +9,9 @@ import (
 )
 
 // The default backend: pure Go, so that CGO_ENABLED=0 builds work
-// everywhere. float32 products use our AVX2/FMA kernels where they apply
-// (internal/f32), gonum's BLAS otherwise; float64 (gradient checks) always
-// uses gonum.
+// everywhere. float32 products use package kernel's AVX-512 or AVX2/FMA
+// kernels where they apply (the path kernel picked at start-up), gonum's
+// BLAS otherwise; float64 (gradient checks) always uses gonum.
 
 func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if kernel.Gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
@@ -24,10 +24,15 @@ func dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 	blas64.Implementation().Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// BLASName describes the matrix-multiply backend, for reports: as2's AVX2
-// kernels do the float32 work where the CPU has them, gonum's elsewhere.
+// BLASName describes the matrix-multiply backend, for reports: as2's
+// AVX-512 or AVX2/FMA kernels do the float32 work where the CPU has them
+// (and kernel.EnvVar does not force them off), gonum's elsewhere.
+// kernel.Describe says more about the path.
 func BLASName() string {
-	if kernel.HasAVX2FMA {
+	switch {
+	case kernel.HasAVX512:
+		return "pure Go, AVX-512 kernels"
+	case kernel.HasAVX2FMA:
 		return "pure Go, AVX2/FMA kernels"
 	}
 	return "pure Go, gonum"

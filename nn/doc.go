@@ -52,11 +52,12 @@
 // Matrix products go through one function (gemm in blas.go) backed by:
 //
 //   - default: pure Go, so that CGO_ENABLED=0 go build ./... works
-//     anywhere. float32 products run on our own AVX2/FMA micro-kernels in Go
-//     assembly (internal/f32: 6×16 tiles for A·B, 3×4 dot-product tiles for
-//     A·Bᵀ) when the CPU has them, ~5× faster than gonum's SSE loops, and
-//     fall back to gonum's BLAS for edges, tiny products and other CPUs;
-//     float64 (gradient checks) always uses gonum;
+//     anywhere. float32 products run on package kernel's micro-kernels in
+//     Go assembly (AVX-512 12×32 tiles, or AVX2/FMA 6×16 tiles for A·B and
+//     3×4 dot-product tiles for A·Bᵀ, picked at start-up from the CPU;
+//     kernel.EnvVar forces a lower path), ~5× faster than gonum's SSE
+//     loops, and fall back to gonum's BLAS for edges, tiny products and
+//     other CPUs; float64 (gradient checks) always uses gonum;
 //   - -tags openblas (cgo; Debian: apt-get install libopenblas-dev): OpenBLAS
 //     sgemm/dgemm through a minimal cgo binding, several times faster.
 //
@@ -71,7 +72,7 @@
 // OpenBLAS to one thread at start-up unless OPENBLAS_NUM_THREADS is set: we
 // parallelise across questions ourselves, and OpenBLAS threads would only
 // contend for the same cores. BLASName reports the backend and the kernel
-// family actually in use ("pure Go, AVX2/FMA kernels", "openblas skylakex"). In the
+// family actually in use ("pure Go, AVX-512 kernels", "openblas skylakex"). In the
 // default build EnsureBLASEnv does nothing.
 //
 // # Training

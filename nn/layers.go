@@ -1,6 +1,11 @@
 package nn
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/as2/as2/kernel"
+)
 
 // Layers bundle parameters with a forward function built from Tape ops, so
 // their gradients come from the ops' backward passes. Parameter names are
@@ -9,6 +14,53 @@ import "math/rand/v2"
 // Linear is y = x·W + b with W [in, out].
 type Linear[T Float] struct {
 	W, B *Param[T] // B is nil without bias
+	// Int8, when set (QuantizeInt8, SetInt8), holds W as int8 and serves
+	// float32 forward passes that need no gradients through the layer
+	// (inference) with kernel.GemmInt8; training still uses W.
+	Int8 *kernel.Int8Matrix
+}
+
+// QuantizeInt8 sets l.Int8 from W, with one scale per output (column of
+// W), as PyTorch's dynamic quantisation does. It is for float32 layers;
+// change W afterwards and Int8 is stale (call it again, or set Int8 nil).
+func (l *Linear[T]) QuantizeInt8() error {
+	if !is32[T]() {
+		return fmt.Errorf("nn: Linear %v: int8 inference is for float32 layers", l.W.Value.Shape)
+	}
+	in, out := l.W.Value.Shape[0], l.W.Value.Shape[1]
+	wt := make([]float32, in*out) // [out, in]: a row per output
+	for r, v := range asF32(l.W.Value.Data) {
+		wt[(r%out)*in+r/out] = v
+	}
+	m, err := kernel.QuantizeInt8Matrix(wt, out, in)
+	if err != nil {
+		return fmt.Errorf("nn: Linear %v: %w", l.W.Value.Shape, err)
+	}
+	l.Int8 = m
+	return nil
+}
+
+// QuantizeInt8Linears calls QuantizeInt8 on each layer: a model's load
+// option turns int8 inference on with its linear layers in one call.
+func QuantizeInt8Linears[T Float](ls ...*Linear[T]) error {
+	for _, l := range ls {
+		if err := l.QuantizeInt8(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetInt8 sets l.Int8 to m, which must have W's shape (m's n outputs by k
+// inputs for W [k, n]): for weights stored as int8, as model files store
+// them (kernel.NewInt8MatrixT takes their layout).
+func (l *Linear[T]) SetInt8(m *kernel.Int8Matrix) error {
+	n, k := m.Dims()
+	if !is32[T]() || len(l.W.Value.Shape) != 2 || k != l.W.Value.Shape[0] || n != l.W.Value.Shape[1] {
+		return fmt.Errorf("nn: Linear %v: int8 matrix of %d outputs by %d inputs", l.W.Value.Shape, n, k)
+	}
+	l.Int8 = m
+	return nil
 }
 
 // NewLinear creates a Glorot-initialised linear layer with zero bias.
@@ -27,7 +79,11 @@ func (l *Linear[T]) Forward(tp *Tape[T], x *Var[T]) *Var[T] {
 	if l.B != nil {
 		b = tp.Param(l.B)
 	}
-	return tp.Linear(x, tp.Param(l.W), b)
+	w := tp.Param(l.W)
+	if l.Int8 != nil && is32[T]() && !anyGrad(x, w, b) {
+		return tp.linearInt8(x, l.Int8, b)
+	}
+	return tp.Linear(x, w, b)
 }
 
 // Conv1D is a 1-D convolution layer over [T, In] sequences (see

@@ -85,27 +85,31 @@ func softmaxPrefix[T Float](y, x []T, k int, scale T) {
 		return
 	}
 	xs := x[:k]
-	mx := xs[0]
-	for _, v := range xs {
-		mx = max(mx, v)
-	}
-	var s T
 	if is32[T]() {
-		ys, sc, m := asF32(y[:k]), float32(scale), float32(mx)
-		// Eight at a time where the CPU has AVX2 and FMA, the rest here.
+		// The maximum and the normalisation 16 at a time on the AVX-512
+		// path; the exponentials eight at a time where the CPU has AVX2
+		// and FMA, the rest here.
+		ys, sc := asF32(y[:k]), float32(scale)
+		m := kernel.MaxOf(asF32(xs))
 		n, s32 := kernel.ExpScaled(ys, asF32(xs), sc, m)
 		for j, v := range asF32(xs)[n:] {
 			e := exp32(sc * (v - m))
 			ys[n+j] = e
 			s32 += e
 		}
-		s = T(s32)
-	} else {
-		for j, v := range xs {
-			e := exp(scale * (v - mx))
-			y[j] = e
-			s += e
-		}
+		kernel.Scale(ys, 1/s32)
+		clear(y[k:])
+		return
+	}
+	mx := xs[0]
+	for _, v := range xs {
+		mx = max(mx, v)
+	}
+	var s T
+	for j, v := range xs {
+		e := exp(scale * (v - mx))
+		y[j] = e
+		s += e
 	}
 	inv := 1 / s
 	for j := range y[:k] {

@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"slices"
+
+	"github.com/as2/as2/kernel"
 )
 
 // Every op is a Tape method: it computes its result now and, when an input
@@ -74,6 +76,27 @@ func (tp *Tape[T]) MatMulT(a, b *Var[T]) *Var[T] {
 			}
 		})
 	}
+	return y
+}
+
+// linearInt8 is Linear's inference pass with int8 weights w: x·w + b by
+// kernel.GemmInt8, which quantises x per row; float32 only (see
+// Linear.QuantizeInt8), and no gradient flows through it.
+func (tp *Tape[T]) linearInt8(x *Var[T], w *kernel.Int8Matrix, b *Var[T]) *Var[T] {
+	m, in := x.Value.Dims()
+	out, win := w.Dims()
+	if in != win || (b != nil && b.Value.Len() != out) {
+		panic(fmt.Sprintf("nn: Linear (int8): x %v, w %d×%d", x.Value.Shape, win, out))
+	}
+	y := tp.outDirty(false, rowShape(x, m, out)...)
+	beta := float32(0)
+	if b != nil {
+		for i := 0; i < m; i++ {
+			copy(y.Value.Data[i*out:(i+1)*out], b.Value.Data)
+		}
+		beta = 1
+	}
+	kernel.GemmInt8(m, asF32(x.Value.Data), in, w, beta, asF32(y.Value.Data), out)
 	return y
 }
 

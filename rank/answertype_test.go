@@ -91,7 +91,7 @@ func FuzzAnswerType(f *testing.F) {
 
 // TestAnswerTypeSeparatesAnswers measures, on real dev data, how often a
 // correct candidate holds the kind of word its question asks for against
-// the other candidates (the rates in docs/builtin-model.md: go test -v -run
+// the other candidates (the rates in notes/2026-11-26-default-answer-type.md: go test -v -run
 // AnswerTypeSeparates ./rank), and checks that dates and quantities are
 // more common in answers.
 func TestAnswerTypeSeparatesAnswers(t *testing.T) {

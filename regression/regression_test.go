@@ -32,7 +32,7 @@ type row struct {
 	scores                         [3]float64
 }
 
-func readTable(t *testing.T) []row {
+func readBaselines(t *testing.T) []row {
 	f, err := os.Open(table)
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +65,9 @@ func readTable(t *testing.T) []row {
 
 // TestBaselines recomputes every row of baselines.tsv on the real data.
 func TestBaselines(t *testing.T) {
+	shareddata.Tier(t, shareddata.Quick)
 	data := shareddata.Dir(t)
-	rows := readTable(t)
+	rows := readBaselines(t)
 	ms := []metric.Measure{metric.MustParseMeasure("map"), metric.MustParseMeasure("mrr"), metric.MustParseMeasure("p@1")}
 	loaded := map[string][]dataset.Question{}
 	var out []string

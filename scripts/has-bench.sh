@@ -9,7 +9,7 @@
 #   [ENCODER=use-lite] scripts/has-bench.sh [out-dir [as2 bench has flags...]]   (default out/has)
 #   ENCODER=use-lite scripts/has-bench.sh out/has --questions 50 --pool none
 #
-# It trains the three seed-1 models of scripts/has-table.sh's WikiQA rows
+# It trains the three seed-1 models of the WikiQA rows of regression/specs/has-wikiqa.yaml
 # into the folder unless they are there (ENCODER as there: by default the
 # BiLSTM over GloVe, HAS with β 10, chosen on dev; use-lite, the fine-tuned
 # USE-Lite rows, HAS with β 10 and δ 0), and writes the 500-candidate file

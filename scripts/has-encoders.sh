@@ -1,5 +1,6 @@
-# Sourced by has-table.sh, has-sweep.sh and has-bench.sh: the as2 train
-# flags that put an encoder under HAS and its baselines, per $ENCODER, and
+# Sourced by has-sweep.sh and has-bench.sh (the HAS tables themselves are
+# regression specs, regression/specs/has-*.yaml): the as2 train flags that
+# put an encoder under HAS and its baselines, per $ENCODER, and
 # (has_training_data) the training data of the HAS rows per dataset.
 #
 #   bilstm    (default) a BiLSTM over GloVe, the table's own rates and epochs

@@ -3,7 +3,7 @@
 # one model per value, seed $SEED (default 1), the other parameter at the
 # paper's setting of the study (δ 1e-6 for β, β 5 for δ); prints each run's
 # kept epoch and its dev MAP (answered questions). DATASET=trecqa sweeps on
-# TrecQA's clean dev instead, with has-table.sh's training data for the
+# TrecQA's clean dev instead, with regression/specs/has-trecqa.yaml's training data for the
 # encoder; ENCODER=use-lite puts the paper's setting under the hashing layer
 # (scripts/has-encoders.sh).
 #

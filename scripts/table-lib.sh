@@ -1,4 +1,4 @@
-# Sourced by the table scripts (train-table.sh, reqa-table.sh): their
+# Sourced by the table scripts (reqa-table.sh; the training tables are regression specs now): their
 # statistics, and their loop over a table's rows and seeds, which resumes
 # from a file of finished runs.
 

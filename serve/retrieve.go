@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/as2/as2/index"
-	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
 )
 
@@ -176,8 +175,10 @@ type RetrieveResult struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
 	// Score is the retriever's, or with a rerank stage the reranker's, or
-	// with a retrieval weight the two stages' fused score.
-	Score float64 `json:"score"`
+	// with a retrieval weight the two stages' fused score. It is null for
+	// an answer whose text is empty, which a rerank stage never scores and
+	// ranks last.
+	Score *float64 `json:"score"`
 	// With a rerank stage: the retriever's score and 1-based rank.
 	RetrievalScore *float64 `json:"retrieval_score,omitempty"`
 	RetrievalRank  *int     `json:"retrieval_rank,omitempty"`
@@ -293,7 +294,7 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	resp := RetrieveResponse{Index: name, Results: []RetrieveResult{}}
 	if req.Rerank == "" || len(hits) == 0 {
 		for i, h := range hits[:min(k, len(hits))] {
-			resp.Results = append(resp.Results, RetrieveResult{Rank: i + 1, ID: h.ID, Text: texts[i], Score: h.Score})
+			resp.Results = append(resp.Results, RetrieveResult{Rank: i + 1, ID: h.ID, Text: texts[i], Score: scoreJSON(h.Score)})
 		}
 		if req.Rerank != "" {
 			resp.Rerank, resp.Depth = req.Rerank, depth
@@ -310,8 +311,9 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 		}
 	}
 	// The retrieved answers become one question's candidates in retrieval
-	// order, which rankers reading positions take as document order.
-	ranked, err := rank.Texts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
+	// order, which rankers reading positions take as document order; an
+	// empty one is ranked last unscored, as in /v1/rerank.
+	ranked, err := rankTexts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
 	if err != nil {
 		return nil, label, err
 	}
@@ -321,7 +323,7 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	for i, sc := range ranked[:min(k, len(ranked))] {
 		h := hits[sc.Index]
 		retScore, retRank := h.Score, sc.Index+1
-		resp.Results = append(resp.Results, RetrieveResult{Rank: i + 1, ID: h.ID, Text: texts[sc.Index], Score: sc.Score,
+		resp.Results = append(resp.Results, RetrieveResult{Rank: i + 1, ID: h.ID, Text: texts[sc.Index], Score: scoreJSON(sc.Score),
 			RetrievalScore: &retScore, RetrievalRank: &retRank})
 	}
 	return resp, label, nil

@@ -45,6 +45,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, o RunOptions) error {
 	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
+	if notice, ok := ctx.Value(drainNoticeKey{}).(func(time.Duration)); ok {
+		notice(o.Drain + o.Grace)
+	}
 	select {
 	case err := <-done:
 		return err
@@ -64,6 +67,13 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, o RunOptions) error {
 	sctx, cancel := context.WithTimeout(context.Background(), o.Grace)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			// Shutdown leaves the connections of unfinished requests
+			// open; closing them cancels those requests' contexts.
+			hs.Close()
+			logf("as2: --grace %v ended: requests still in flight were cut off", o.Grace)
+			return fmt.Errorf("shutdown: %w (--grace %v)", ErrGraceEnded, o.Grace)
+		}
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -71,4 +81,22 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, o RunOptions) error {
 	}
 	logf("as2: stopped")
 	return nil
+}
+
+// ErrGraceEnded is Run's error when the grace ended before every
+// in-flight request finished: those were cut off, as the shutdown
+// promises, so a process may still count the shutdown as orderly.
+var ErrGraceEnded = errors.New("requests still in flight when the grace ended were cut off")
+
+type drainNoticeKey struct{}
+
+// WithDrainNotice returns a copy of ctx under which Run, once it serves,
+// calls notice with the longest its shutdown may take after ctx is done
+// (Drain + Grace). A program that cancels ctx on a signal and then exits
+// after a short grace, as the as2 command does so that its other commands
+// stop promptly, learns from it that Run finishes its in-flight requests
+// itself and must be waited for: otherwise the process would end under
+// the drain it promised.
+func WithDrainNotice(ctx context.Context, notice func(shutdown time.Duration)) context.Context {
+	return context.WithValue(ctx, drainNoticeKey{}, notice)
 }

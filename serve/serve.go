@@ -2,27 +2,66 @@
 // once and answers rerank, answer-selection and retrieval requests
 // concurrently. It is an http.Handler:
 //
-//	POST /v1/rerank   {"model", "query", "documents": [...], "top_n", "return_documents"}
-//	                  -> {"model", "results": [{"index", "relevance_score", "document"?}, ...]}
-//	POST /v1/select   {"model", "question", "document" | "sentences": [...], "top_n"}
-//	                  -> {"model", "sentences": [{"index", "text", "score"}, ...], "answer"?, "probability"?}
+//	POST /v1/rerank   Cohere's rerank v1: {"model", "query", "documents": [text or {"text"}, ...],
+//	                  "top_n", "return_documents", "max_chunks_per_doc", "rank_fields"}
+//	                  -> {"id", "model", "results": [{"index", "relevance_score", "score",
+//	                      "document"?: {"text"}, "passage"?, "sentence"?, "truncated"?}, ...],
+//	                      "meta": {"api_version": {"version"}, "warnings"?}}
+//	POST /v2/rerank   Cohere's rerank v2: the same, with "max_tokens_per_doc" (and "priority", unused)
+//	POST /rerank      text-embeddings-inference's rerank: {"query", "texts", "raw_scores",
+//	                  "return_text", "truncate", "truncation_direction", "model"?}
+//	                  -> [{"index", "score", "text"?, "passage"?, "sentence"?, "truncated"?}, ...]
+//	POST /v1/select   {"model", "question", "document" | "sentences": [...], "top_n", "max_chunks_per_doc"}
+//	                  -> {"model", "sentences": [{"index", "text", "score"}, ...], "answer"?,
+//	                      "probability"?, "passage"?, "truncated"?, "warnings"?}
 //	POST /v1/retrieve {"index", "question", "k", "rerank"?, "depth"?, "retrieval_weight"?}
 //	                  -> {"index", "rerank"?, "depth"?, "results": [{"rank", "id", "text", "score",
 //	                      "retrieval_score"?, "retrieval_rank"?}, ...]}
 //	GET  /v1/models   the configured rankers ("data") and indexes ("indexes")
 //	GET  /healthz     the process is up
 //	GET  /readyz      the rankers are loaded and the server is not shutting down
-//	GET  /metrics     Prometheus: requests and latency per route, model and status
+//	GET  /metrics     Prometheus: requests and latency per route, model and status;
+//	                  requests in flight and queued
 //	GET  /            a page to try the rankers in a browser
 //
-// /v1/rerank speaks the request and response shape rerank clients already
-// use. The documents of a request are scored as one question's candidates, in
-// the order given, which is what the structure-aware rankers (an RNN over
+// The rerank routes answer as the clients users already have expect:
+// /v1/rerank and /v2/rerank as Cohere's API reference defines them (its
+// SDK works pointed at as2), /rerank as text-embeddings-inference's. Where
+// the model has a calibration (the built-in model has one; Calibrate adds
+// one), relevance_score (TEI: score, unless raw_scores) is the calibrated
+// probability that the document answers, in [0, 1] as Cohere's scores are,
+// and "score" is the model's own score; without one both are the score.
+// as2's extra fields sit beside the clients' and break none of them. The
+// documents of a request are scored as one question's candidates, in the
+// order given, which is what the structure-aware rankers (an RNN over
 // candidates in document order) need. Field names match exactly (JSON
 // decoding in Go is otherwise case-insensitive) and bodies must be UTF-8.
 // Every error is JSON, {"error": {"code": "...", "message": "..."}}: the
 // code is stable (see the Code* constants), the message is for people; a
 // request never gets a 5xx for its content.
+//
+// Long documents are never truncated silently. A document longer than the
+// model's input (InputLimiter; a cross-encoder's encoder length) is split
+// into passages of whole sentences up to that length, each overlapping the
+// last by a sentence, and its score is its best passage's; a ranker with
+// no input limit is sentence-level: a document over DefaultPassageTokens
+// is scored by its sentences, its score is its best sentence's, and
+// "sentence" names it. Either way "passage" gives the best passage's text
+// and byte offsets in the document. max_chunks_per_doc (default
+// DefaultMaxChunks, Cohere's) caps the passages scored per document; a
+// document it cuts says "truncated": true, with a warning in meta.warnings.
+// /v1/select scores a document's sentences whatever its length, names the
+// passage holding the best one, and caps only when max_chunks_per_doc is
+// given.
+//
+// Empty documents (and null ones, which JSON decodes as empty) are ranked
+// last, as as2 rank ranks empty candidates: a text that is empty or white
+// space is never given to the model, which has nothing to score in it (an
+// empty string could otherwise outscore the answer), and it comes after
+// every scored text, in the order given, with a null score. This holds for
+// the rerank routes' documents, /v1/select's sentences and the answers of a
+// /v1/retrieve rerank stage. What has nothing to rank at all is refused
+// with a 400: no documents, or a "document" with no sentence in it.
 //
 // /v1/retrieve searches an Index (AddIndex: an index.Retriever and its
 // answers' texts) for the k best answers of a question. With "rerank" it is
@@ -48,6 +87,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -62,6 +102,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
@@ -130,7 +172,7 @@ type Server struct {
 	closing atomic.Bool
 
 	slots   chan struct{} // admission: one token per request being served
-	waiting atomic.Int64  // requests queued for a slot
+	waiting atomic.Int64  // requests queued for a slot (briefly one more as one is refused)
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -160,10 +202,21 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 		Name: "as2_request_duration_seconds", Help: "HTTP request latency by route and model.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 	}, []string{"route", "model"})
-	reg.MustRegister(s.requests, s.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The gauges read the admission state when scraped, so they cannot
+	// drift from it: in flight and queued against --concurrent and --queue
+	// say how close the server is to answering 429.
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "as2_requests_in_flight", Help: "Requests admitted and being served (at most --concurrent).",
+	}, func() float64 { return float64(len(s.slots)) })
+	queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "as2_requests_queued", Help: "Requests waiting for admission (at most --queue).",
+	}, func() float64 { return float64(min(max(s.waiting.Load(), 0), int64(s.limits.Queue))) })
+	reg.MustRegister(s.requests, s.latency, inFlight, queued, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Routes check their method themselves, so that a wrong method gets a
 	// JSON 405 rather than the mux's plain text.
-	s.mux.Handle("/v1/rerank", method("POST", s.instrument("/v1/rerank", s.rerank)))
+	s.mux.Handle("/v1/rerank", method("POST", s.instrument("/v1/rerank", s.cohereRerank("1"))))
+	s.mux.Handle("/v2/rerank", method("POST", s.instrument("/v2/rerank", s.cohereRerank("2"))))
+	s.mux.Handle("/rerank", method("POST", s.instrument("/rerank", s.teiRerank)))
 	s.mux.Handle("/v1/select", method("POST", s.instrument("/v1/select", s.selectSentences)))
 	s.mux.Handle("/v1/retrieve", method("POST", s.instrument("/v1/retrieve", s.retrieve)))
 	s.mux.Handle("/v1/models", method("GET", s.instrument("/v1/models", s.models)))
@@ -180,7 +233,7 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 	s.mux.Handle("/metrics", method("GET", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
-			writeError(w, &apiError{http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s (see GET / for the page, POST /v1/rerank, POST /v1/select, POST /v1/retrieve, GET /v1/models)", r.URL.Path)})
+			writeError(w, &apiError{http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s (see GET / for the page, POST /v1/rerank, POST /v2/rerank, POST /rerank, POST /v1/select, POST /v1/retrieve, GET /v1/models)", r.URL.Path)})
 			return
 		}
 		method("GET", http.HandlerFunc(s.page)).ServeHTTP(w, r)
@@ -398,36 +451,43 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // for "query"), the body must be UTF-8, and trailing data and wrong types
 // are refused with a message naming the field in JSON's terms.
 func decode(r *http.Request, v any) error {
+	_, err := decodeFields(r, v)
+	return err
+}
+
+// decodeFields is decode that also returns the body's fields as given, for
+// a route that must tell a field set to "" from one left out.
+func decodeFields(r *http.Request, v any) (map[string]json.RawMessage, error) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return tooLarge(CodePayloadTooLarge, "request body larger than %d bytes", mbe.Limit)
+			return nil, tooLarge(CodePayloadTooLarge, "request body larger than %d bytes", mbe.Limit)
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return &apiError{http.StatusRequestTimeout, CodeBodyTimeout, "the request body did not arrive before the server's read deadline"}
+			return nil, &apiError{http.StatusRequestTimeout, CodeBodyTimeout, "the request body did not arrive before the server's read deadline"}
 		}
-		return badRequest(CodeMalformedJSON, "reading the request body: %v", err)
+		return nil, badRequest(CodeMalformedJSON, "reading the request body: %v", err)
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
-		return &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, fmt.Sprintf("Content-Type %q: send application/json", ct)}
+		return nil, &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, fmt.Sprintf("Content-Type %q: send application/json", ct)}
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return badRequest(CodeMalformedJSON, "empty request body: want a JSON object")
+		return nil, badRequest(CodeMalformedJSON, "empty request body: want a JSON object")
 	}
 	if !utf8.Valid(raw) {
-		return badRequest(CodeInvalidUTF8, "the request body is not valid UTF-8 (at byte %d)", invalidAt(raw))
+		return nil, badRequest(CodeInvalidUTF8, "the request body is not valid UTF-8 (at byte %d)", invalidAt(raw))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var fields map[string]json.RawMessage
 	if err := dec.Decode(&fields); err != nil {
-		return syntaxError(err)
+		return nil, syntaxError(err)
 	}
 	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
-		return badRequest(CodeMalformedJSON, "malformed request: data after the JSON object")
+		return nil, badRequest(CodeMalformedJSON, "malformed request: data after the JSON object")
 	}
 	if fields == nil {
-		return badRequest(CodeMalformedJSON, "the request body must be a JSON object, not null")
+		return nil, badRequest(CodeMalformedJSON, "the request body must be a JSON object, not null")
 	}
 	known := jsonFields(reflect.TypeOf(v).Elem())
 	for name := range fields {
@@ -436,26 +496,30 @@ func decode(r *http.Request, v any) error {
 		}
 		for k := range known {
 			if strings.EqualFold(k, name) {
-				return badRequest(CodeUnknownField, "unknown field %q: field names are case-sensitive; did you mean %q?", name, k)
+				return nil, badRequest(CodeUnknownField, "unknown field %q: field names are case-sensitive; did you mean %q?", name, k)
 			}
 		}
-		return badRequest(CodeUnknownField, "unknown field %q", name)
+		return nil, badRequest(CodeUnknownField, "unknown field %q", name)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return nil, ae // a field's own UnmarshalJSON said what is wrong
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			if te.Field == "" {
-				return badRequest(CodeMalformedJSON, "the request body must be a JSON object, not %s", te.Value)
+				return nil, badRequest(CodeMalformedJSON, "the request body must be a JSON object, not %s", te.Value)
 			}
 			want := "a value of another type"
 			if f, ok := known[te.Field]; ok {
 				want = jsonKind(f)
 			}
-			return badRequest(CodeWrongType, "field %q: %s given, want %s", te.Field, te.Value, want)
+			return nil, badRequest(CodeWrongType, "field %q: %s given, want %s", te.Field, te.Value, want)
 		}
-		return syntaxError(err)
+		return nil, syntaxError(err)
 	}
-	return nil
+	return fields, nil
 }
 
 func syntaxError(err error) error {
@@ -553,28 +617,6 @@ func (s *Server) checkTokens(field string, cands []string) error {
 	return nil
 }
 
-// RerankRequest is the body of POST /v1/rerank.
-type RerankRequest struct {
-	Model           string   `json:"model"`
-	Query           string   `json:"query"`
-	Documents       []string `json:"documents"`
-	TopN            *int     `json:"top_n,omitempty"`
-	ReturnDocuments bool     `json:"return_documents,omitempty"`
-}
-
-// RerankResult is one ranked document.
-type RerankResult struct {
-	Index          int     `json:"index"`
-	RelevanceScore float64 `json:"relevance_score"`
-	Document       *string `json:"document,omitempty"`
-}
-
-// RerankResponse is the body of a successful rerank.
-type RerankResponse struct {
-	Model   string         `json:"model"`
-	Results []RerankResult `json:"results"`
-}
-
 // score checks the texts and scores the candidates as one question, in the
 // given order, returning them best first.
 func (s *Server) score(r *http.Request, model, question string, cands []string, field string, topN *int) ([]rank.Scored, string, error) {
@@ -602,7 +644,7 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 	if err := s.checkTokens(field, cands); err != nil {
 		return nil, name, err
 	}
-	ranked, err := rank.Texts(r.Context(), rk, question, cands)
+	ranked, err := rankTexts(r.Context(), rk, question, cands)
 	if err != nil {
 		return nil, name, err
 	}
@@ -624,73 +666,97 @@ func (s *Server) checkQuestion(field, question string) error {
 	return nil
 }
 
-func (s *Server) rerank(r *http.Request) (any, string, error) {
-	var req RerankRequest
-	if err := decode(r, &req); err != nil {
-		return nil, req.Model, err
-	}
-	ranked, name, err := s.score(r, req.Model, req.Query, req.Documents, "documents", req.TopN)
-	if err != nil {
-		return nil, name, err
-	}
-	resp := RerankResponse{Model: name, Results: make([]RerankResult, len(ranked))}
-	for k, sc := range ranked {
-		resp.Results[k] = RerankResult{Index: sc.Index, RelevanceScore: sc.Score}
-		if req.ReturnDocuments {
-			resp.Results[k].Document = &req.Documents[sc.Index]
-		}
-	}
-	return resp, name, nil
-}
-
 // SelectRequest is the body of POST /v1/select: a question and either a
 // whole document, which as2 splits into sentences, or the sentences in
-// document order.
+// document order. The field given decides, even when empty: a "document"
+// of no sentence ("" or white space) is refused as having nothing to
+// select, and an empty sentence is ranked last, unscored.
 type SelectRequest struct {
 	Model     string   `json:"model"`
 	Question  string   `json:"question"`
 	Document  string   `json:"document,omitempty"`
 	Sentences []string `json:"sentences,omitempty"`
 	TopN      *int     `json:"top_n,omitempty"`
+	// MaxChunksPerDoc scores only the sentences of a long document's
+	// first so many passages (of the model's input length); none: all.
+	MaxChunksPerDoc *int `json:"max_chunks_per_doc,omitempty"`
 }
 
 // Sentence is one selected sentence.
 type Sentence struct {
-	Index int     `json:"index"` // position in the document
-	Text  string  `json:"text"`
-	Score float64 `json:"score"`
-	Start *int    `json:"start,omitempty"` // byte offsets in "document", when one was given
-	End   *int    `json:"end,omitempty"`
+	Index int      `json:"index"` // position in the document
+	Text  string   `json:"text"`
+	Score *float64 `json:"score"`           // null for an empty sentence, never scored and last
+	Start *int     `json:"start,omitempty"` // byte offsets in "document", when one was given
+	End   *int     `json:"end,omitempty"`
 }
 
 // SelectResponse is the body of a successful select. Answer and
 // Probability are present when the model has a calibration (as2 trigger):
 // the probability that the best sentence answers, and whether it passes the
 // threshold chosen on dev; Answer false means "no answer in this document".
+//
+// For a "document" longer than the model's input, Passage is the passage
+// of that length (whole sentences) holding the best sentence, and
+// Truncated says max_chunks_per_doc left sentences unscored (Warnings says
+// how many passages were scored).
 type SelectResponse struct {
 	Model       string     `json:"model"`
 	Sentences   []Sentence `json:"sentences"`
 	Answer      *bool      `json:"answer,omitempty"`
 	Probability *float64   `json:"probability,omitempty"`
+	Passage     *Span      `json:"passage,omitempty"`
+	Truncated   bool       `json:"truncated,omitempty"`
+	Warnings    []string   `json:"warnings,omitempty"`
 }
 
 func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 	var req SelectRequest
-	if err := decode(r, &req); err != nil {
+	fields, err := decodeFields(r, &req)
+	if err != nil {
 		return nil, req.Model, err
 	}
-	if (req.Document == "") == (len(req.Sentences) == 0) {
-		return nil, req.Model, badRequest(CodeInvalidRequest, "give exactly one of document and sentences")
+	// Presence, not emptiness, says which one was given: an empty document
+	// is a document with nothing to select, not a missing field.
+	hasDoc := given(fields, "document")
+	hasSents := given(fields, "sentences")
+	switch {
+	case hasDoc && hasSents:
+		return nil, req.Model, badRequest(CodeInvalidRequest, "give either document or sentences, not both")
+	case !hasDoc && !hasSents:
+		return nil, req.Model, badRequest(CodeInvalidRequest, "give document (a text, split into sentences here) or sentences (in document order)")
+	}
+	if req.MaxChunksPerDoc != nil && *req.MaxChunksPerDoc < 1 {
+		return nil, req.Model, badRequest(CodeInvalidRequest, "max_chunks_per_doc: %d; want at least 1", *req.MaxChunksPerDoc)
 	}
 	sents := req.Sentences
 	var spans []text.Sentence
-	if req.Document != "" {
+	var passages []text.Passage
+	var warnings []string
+	if hasDoc {
 		// The body limit bounds the document; each sentence is then checked
 		// like any candidate.
 		if !utf8.ValidString(req.Document) {
 			return nil, req.Model, badRequest(CodeInvalidUTF8, "document: not valid UTF-8")
 		}
 		spans = text.SplitSentences(req.Document)
+		if len(spans) == 0 {
+			return nil, req.Model, badRequest(CodeInvalidRequest, "document: empty or white space only; there is no sentence to select")
+		}
+		// A long document's passages are what the model would read; the
+		// response names the one holding the best sentence, and the cap
+		// drops the sentences of passages past it, saying so.
+		if rk, _, err := s.ranker(req.Model); err == nil {
+			plen, _ := passageTokens(rk, req.Question)
+			if over, _ := text.TokensOver(plen, req.Document); over {
+				passages = text.SplitPassages(req.Document, spans, plen)
+				if c := req.MaxChunksPerDoc; c != nil && *c < len(passages) {
+					warnings = append(warnings, fmt.Sprintf("document: %d passages, only the sentences of the first %d scored (max_chunks_per_doc)", len(passages), *c))
+					passages = passages[:*c]
+					spans = spans[:passages[len(passages)-1].Last]
+				}
+			}
+		}
 		sents = make([]string, len(spans))
 		for i, sp := range spans {
 			sents[i] = sp.Text
@@ -700,15 +766,27 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 	if err != nil {
 		return nil, name, err
 	}
-	resp := SelectResponse{Model: name, Sentences: make([]Sentence, len(ranked))}
-	if c, ok := s.calib[name]; ok && len(ranked) > 0 {
-		p, a := c.Prob(ranked[0].Score), c.Answer(ranked[0].Score)
-		resp.Probability, resp.Answer = &p, &a
+	// trigger.NewSelection is as2.Select's core too: the library and the
+	// service give the same answer.
+	var cal *trigger.Calibration
+	if c, ok := s.calib[name]; ok {
+		cal = &c
 	}
-	for k, sc := range ranked {
-		resp.Sentences[k] = Sentence{Index: sc.Index, Text: sents[sc.Index], Score: sc.Score}
-		if spans != nil {
-			resp.Sentences[k].Start, resp.Sentences[k].End = &spans[sc.Index].Start, &spans[sc.Index].End
+	if spans == nil {
+		spans = trigger.Unsplit(sents)
+	}
+	sel := trigger.NewSelection(spans, ranked, cal)
+	resp := SelectResponse{Model: name, Sentences: make([]Sentence, len(sel.Sentences)), Truncated: len(warnings) > 0, Warnings: warnings}
+	if passages != nil && len(sel.Sentences) > 0 {
+		resp.Passage = passageOf(passages, sel.Sentences[0].Index)
+	}
+	if sel.Calibrated {
+		resp.Probability, resp.Answer = &sel.Probability, &sel.Answer
+	}
+	for k, st := range sel.Sentences {
+		resp.Sentences[k] = Sentence{Index: st.Index, Text: st.Text, Score: scoreJSON(st.Score)}
+		if st.Start >= 0 {
+			resp.Sentences[k].Start, resp.Sentences[k].End = &st.Start, &st.End
 		}
 	}
 	return resp, name, nil
@@ -746,4 +824,31 @@ func (s *Server) models(*http.Request) (any, string, error) {
 		out.Indexes = append(out.Indexes, IndexInfo{ID: n, Answers: len(x.Texts), Description: x.Description})
 	}
 	return out, "", nil
+}
+
+// rankTexts ranks texts as one question's candidates, in the given order,
+// best first. Empty or white-space texts are never given to r (a model
+// scores an empty text as anything, even above the answer): they come
+// last, in order, with score -Inf, as as2 rank ranks empty candidates.
+func rankTexts(ctx context.Context, r rank.Ranker, question string, texts []string) ([]rank.Scored, error) {
+	q := &dataset.Question{ID: "question", Text: question, Candidates: make([]dataset.Candidate, len(texts))}
+	for i, t := range texts {
+		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: t, Position: i, Label: dataset.Unlabeled}
+	}
+	return evaluation.Rank(ctx, r, q, evaluation.ByPosition, 0)
+}
+
+// scoreJSON is a score as a response carries it: null for -Inf, the score
+// of a text that was never scored (JSON has no infinities).
+func scoreJSON(score float64) *float64 {
+	if math.IsInf(score, -1) {
+		return nil
+	}
+	return &score
+}
+
+// given reports whether the body set field to something other than null.
+func given(fields map[string]json.RawMessage, field string) bool {
+	raw, ok := fields[field]
+	return ok && string(bytes.TrimSpace(raw)) != "null"
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -98,7 +99,7 @@ func TestRoutes(t *testing.T) {
 	code, out := post(t, base+"/v1/rerank", `{"query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote Hamlet.", "Denmark."], "top_n": 2, "return_documents": true}`)
 	res := out["results"].([]any)
 	first := res[0].(map[string]any)
-	if code != 200 || out["model"] != "a-wo" || len(res) != 2 || first["index"] != 1.0 || first["document"] != "Shakespeare wrote Hamlet." {
+	if code != 200 || out["model"] != "a-wo" || len(res) != 2 || first["index"] != 1.0 || !reflect.DeepEqual(first["document"], map[string]any{"text": "Shakespeare wrote Hamlet."}) {
 		t.Fatalf("rerank: %d %v", code, out)
 	}
 	code, out = post(t, base+"/v1/select", `{"model": "a-wo", "question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote Hamlet around 1600. It is set in Denmark.", "top_n": 1}`)
@@ -138,7 +139,7 @@ func TestRoutes(t *testing.T) {
 		{"/v1/rerank", ``, 400, "empty request body"},
 		{"/v1/rerank", `{"query": "q", "documents": [`, 400, "malformed"},
 		{"/v1/rerank", `{"query": 3, "documents": ["a"]}`, 400, `field "query": number given, want a string`},
-		{"/v1/rerank", `{"query": "q", "documents": "a"}`, 400, `field "documents": string given, want an array of strings`},
+		{"/v1/rerank", `{"query": "q", "documents": "a"}`, 400, `field "documents": string given, want an array of strings or of objects with a "text"`},
 		{"/v1/rerank", `["q"]`, 400, `must be a JSON object`},
 		{"/v1/rerank", `null`, 400, `must be a JSON object`},
 		{"/v1/rerank", `{"Query": "q", "documents": ["a"]}`, 400, `unknown field "Query": field names are case-sensitive; did you mean "query"?`},
@@ -156,9 +157,13 @@ func TestRoutes(t *testing.T) {
 		{"/v1/rerank", `{"query": "q", "documents": ["a"], "top_n": 0}`, 400, "top_n"},
 		{"/v1/rerank", `{"query": "q", "documents": ["\udc00"]}`, 200, ""},
 		{"/v1/rerank", `{"model": "slow", "query": "q", "documents": ["a"]}`, 504, "time limit"},
-		{"/v1/select", `{"question": "q"}`, 400, "exactly one of document and sentences"},
-		{"/v1/select", `{"question": "q", "document": "a.", "sentences": ["b"]}`, 400, "exactly one"},
-		{"/v1/select", `{"question": "q", "document": "   "}`, 400, "sentences: empty"},
+		{"/v1/select", `{"question": "q"}`, 400, "give document (a text, split into sentences here) or sentences"},
+		{"/v1/select", `{"question": "q", "document": null}`, 400, "give document"},
+		{"/v1/select", `{"question": "q", "document": "a.", "sentences": ["b"]}`, 400, "not both"},
+		{"/v1/select", `{"question": "q", "document": "", "sentences": ["b"]}`, 400, "not both"},
+		{"/v1/select", `{"question": "q", "document": ""}`, 400, "document: empty or white space only; there is no sentence to select"},
+		{"/v1/select", `{"question": "q", "document": "   "}`, 400, "document: empty"},
+		{"/v1/select", `{"question": "q", "sentences": []}`, 400, "sentences: empty"},
 	} {
 		code, out := post(t, base+tc.path, tc.body)
 		msg, ecode := errorOf(out)
@@ -317,7 +322,15 @@ func ExampleServer() {
 	r, _ := http.NewRequest("POST", "/v1/rerank", strings.NewReader(`{"query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote Hamlet."]}`))
 	rec := &recorder{header: http.Header{}}
 	s.ServeHTTP(rec, r)
-	fmt.Print(rec.body.String())
+	var resp RerankResponse
+	if err := json.Unmarshal(rec.body.Bytes(), &resp); err != nil {
+		panic(err)
+	}
+	// An uncalibrated ranker's relevance_score is its score.
+	for _, res := range resp.Results {
+		fmt.Println(res.Index, *res.RelevanceScore, *res.Score)
+	}
 	// Output:
-	// {"model":"wo+rr","results":[{"index":1,"relevance_score":2.3333333333333335},{"index":0,"relevance_score":1.5}]}
+	// 1 2.3333333333333335 2.3333333333333335
+	// 0 1.5 1.5
 }

@@ -251,7 +251,7 @@ func TestInBatchLRScale(t *testing.T) {
 // TestInBatchIsReproducible trains the same model twice from one seed and
 // checks that every weight comes out bit for bit the same: plain and ENDX
 // over a static encoder, and a fine-tuned USE-Lite (a small random one),
-// whose runs the README once found to differ.
+// whose runs a study once found to differ.
 func TestInBatchIsReproducible(t *testing.T) {
 	models := map[string]func() *dual.Model{
 		"dual": func() *dual.Model { return tinyDual(t, false) },

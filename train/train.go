@@ -7,6 +7,12 @@
 // being finite. Each training question is prepared (tokenised) once, not
 // once per epoch; with a cap on its negatives (Training.Negatives), once an
 // epoch, since each epoch draws them afresh.
+//
+// A whole run as as2 train makes one is three values: a Source (a recipe
+// file, a model to train further or a registered recipe, with fields set
+// over it) gives the model.Recipe; Resolve turns it into a Plan; a Run of
+// the plan, with its data and any teacher, fits the model (NewModel builds
+// an untrained one) and records the training in it.
 package train
 
 import (

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -224,4 +225,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Tag makes a run tag, which may hold no white space, from a ranker's
+// label: a model file's base name, or a name or spec with its spaces
+// turned to underscores.
+func Tag(label string) string {
+	return strings.Join(strings.Fields(filepath.Base(label)), "_")
 }

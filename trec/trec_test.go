@@ -276,3 +276,20 @@ func TestRunRanker(t *testing.T) {
 		}
 	}
 }
+
+func TestTag(t *testing.T) {
+	for _, tc := range []struct{ label, want string }{
+		{"bm25", "bm25"},
+		{"models/m.as2", "m.as2"},
+		{"cascade bm25:100,cosinet=m.as2:10", "cascade_bm25:100,cosinet=m.as2:10"},
+		{"my  model\tfile.as2", "my_model_file.as2"},
+	} {
+		got := Tag(tc.label)
+		if got != tc.want {
+			t.Errorf("Tag(%q) = %q, want %q", tc.label, got, tc.want)
+		}
+		if err := checkID("tag", got, false); err != nil {
+			t.Errorf("Tag(%q) = %q: %v", tc.label, got, err)
+		}
+	}
+}

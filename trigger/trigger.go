@@ -9,6 +9,8 @@
 // answered when the system triggers, and answered correctly when its top
 // candidate is correct; precision = correct / answered, recall = correct /
 // questions that have a correct candidate, F1 their harmonic mean.
+// FitReport runs that protocol (fit on dev, measure on test) in one call,
+// and Report prints it as as2 trigger does.
 package trigger
 
 import (

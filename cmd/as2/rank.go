@@ -1,23 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math"
 	"os"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/as2/as2"
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/evaluation"
-	"github.com/as2/as2/model/builtin"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
 	"github.com/as2/as2/trec"
@@ -43,41 +39,14 @@ func newRankCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rank",
 		Short: "Rank the sentences of a document, or the candidates of JSONL questions",
-		Long: `Rank candidate sentences for questions.
+		Long: `Rank candidate sentences for questions: with --question and --document,
+the sentences of a document (a text file, - for standard input); with --input,
+the candidates of every question of a JSONL or TSV file (labels are ignored).
 
-With --question and --document, the document (a text file, - for standard input)
-is split into sentences, which are ranked for the question.
-
-With --input, every question of a JSONL file (as2's format: {"id", "question",
-"candidates": [{"id", "text"}, ...]}; labels are ignored) or TSV file is ranked.
-
---format chooses the output (default tsv with --document, json with --input):
-  tsv   a header, then rank, score and sentence per line, best first (with
-        --input, the question id comes first)
-  json  one JSON line per question: {"id", "question", "ranking": [{"rank",
-        "index", "id", "score", "text"}, ...]}
-  trec  a TREC run ("qid Q0 docid rank score tag"), scores strictly decreasing
-        in as2's order so that trec_eval ranks as as2 does (see README)
-
-Empty or white-space candidates (--empty keep, the default) stay in their
-place in the input, are never given to the ranker, and come last (score -Inf
-in tsv, null in json).
-
-The default ranker is the built-in model (--ranker builtin): two neural models
-(a cross-encoder and a dual encoder) embedded in as2, blended with
-word-overlap scores. It needs no data, model file or download (see the README
-for what it was trained on and how it scores). Its scores are calibrated: the
-probability that a document's best sentence with that score answers the
-question. The best sentence is the answer (tsv column answer: yes; json:
-"answer": true) when its probability reaches the threshold chosen on dev; when
-it does not, the document has no answer (tsv: no; json: "answer": false; and a
-note on standard error with --document). The calibration judges only the best
-sentence, so the others get "-". --calibration FILE does the same for any
-ranker, from as2 trigger --out; --raw-scores prints the ranker's own scores.
-trec output always carries the raw scores.
-
---ranker wo+rr ranks by the number of words shared with the question, ties
-broken by the original order, and needs nothing at all.`,
+The default ranker is the built-in model (--ranker builtin), which needs no
+data or download and whose calibrated scores say whether the best sentence
+answers. Output formats, empty candidates and calibration: docs/data.md
+("as2 rank output"); the model: docs/model-card.md.`,
 		Example: `  as2 rank --question "when did the berlin wall fall?" --document article.txt --top 3
   as2 rank --input questions.jsonl > ranked.jsonl
   as2 rank --input questions.jsonl --ranker bm25 > ranked.jsonl
@@ -86,7 +55,7 @@ broken by the original order, and needs nothing at all.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return r.exec(cmd) },
 	}
 	fs := cmd.Flags()
-	r.ranker.def = builtin.Name
+	r.ranker.def = as2.Builtin
 	r.ranker.register(fs)
 	fs.StringVar(&r.question, "question", "", "the question (with --document)")
 	fs.StringVar(&r.document, "document", "", "text file whose sentences are ranked (- reads standard input)")
@@ -105,13 +74,16 @@ func (r *rankCmd) exec(cmd *cobra.Command) error {
 	if r.top < 0 {
 		return fmt.Errorf("--top %d: must be >= 0", r.top)
 	}
+	if r.raw && r.calFile != "" {
+		return fmt.Errorf("--raw-scores and --calibration: give one")
+	}
 	if err := r.ranker.check(); err != nil {
 		return err
 	}
-	switch r.format {
-	case "", "tsv", "json", "trec":
-	default:
-		return fmt.Errorf("--format %q: want tsv, json or trec", r.format)
+	if r.format != "" {
+		if _, err := evaluation.ParseRankingFormat(r.format); err != nil {
+			return fmt.Errorf("--format %w", err)
+		}
 	}
 	switch {
 	case r.input != "" && (r.document != "" || r.question != ""):
@@ -135,235 +107,74 @@ func (r *rankCmd) rankDocument(cmd *cobra.Command) error {
 		raw, err = os.ReadFile(r.document)
 	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return notFound("--document", r.document, err)
-		}
-		return fmt.Errorf("--document: %w", err)
+		return flagError("--document", r.document, err)
 	}
 	if !utf8.Valid(raw) {
 		return fmt.Errorf("--document %s: not valid UTF-8 text", r.document)
 	}
 	q := dataset.Question{ID: "1", Text: r.question}
+	var sentences []string
 	for i, s := range text.SplitSentences(string(raw)) {
 		q.Candidates = append(q.Candidates, dataset.Candidate{ID: fmt.Sprint(i), Text: s.Text, Position: i, Label: dataset.Unlabeled})
+		sentences = append(sentences, s.Text)
 	}
 	if len(q.Candidates) == 0 {
 		return fmt.Errorf("--document %s: no sentences", r.document)
 	}
-	rk, err := r.ranker.build([]dataset.Question{q})
+	rk, cal, err := r.open([]dataset.Question{q})
 	if err != nil {
 		return err
 	}
-	cal, err := r.calibration()
+	// as2.SelectSentences is what /v1/select computes: the same ranking
+	// and the same answer.
+	sel, err := as2.SelectSentences(cmd.Context(), r.question, sentences, as2.WithRanker(rk), as2.WithCalibration(cal))
 	if err != nil {
 		return err
 	}
-	format := cmp.Or(r.format, "tsv")
+	if sel.Calibrated && !sel.Answer {
+		fmt.Fprintf(cmd.ErrOrStderr(), "as2: no answer: no sentence reaches the answer threshold (best probability %.3f, threshold %.3f)\n", sel.Probability, cal.Threshold)
+	}
 	return writeAtomic(r.output, cmd.OutOrStdout(), func(w io.Writer) error {
-		out := r.newWriter(w, format, false, cal)
-		ranked, err := evaluation.Rank(cmd.Context(), rk, &q, evaluation.ByPosition, 0)
-		if err != nil {
+		out := evaluation.NewRankingWriter(w, r.options(cmp.Or(r.format, "tsv"), false, cal))
+		if err := out.Write(&q, sel.Ranked()); err != nil {
 			return err
 		}
-		if cal != nil && len(ranked) > 0 && !cal.Answer(ranked[0].Score) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "as2: no answer: no sentence reaches the answer threshold (best probability %.3f, threshold %.3f)\n", cal.Prob(ranked[0].Score), cal.Threshold)
-		}
-		if err := out.write(&q, r.cut(ranked)); err != nil {
-			return err
-		}
-		return out.flush()
+		return out.Flush()
 	})
 }
 
 func (r *rankCmd) rankFile(cmd *cobra.Command) error {
-	policy, err := dataset.ParseEmptyPolicy(r.empty)
-	if err != nil {
-		return fmt.Errorf("--empty: %w", err)
-	}
-	var counts dataset.EmptyCounts
-	ro := dataset.ReadOptions{Empty: policy, Counts: &counts}
-	var read func(io.Reader, string) ([]dataset.Question, error)
-	switch r.inputFormat {
-	case "jsonl":
-		read = ro.JSONL
-	case "tsv":
-		read = ro.TSV
-	default:
+	if !catalog.IsFile(r.inputFormat) {
 		return fmt.Errorf("--input-format %q: want jsonl or tsv", r.inputFormat)
 	}
-	qs, err := dataset.ReadFile(r.input, read)
-	if err != nil {
-		return notFound("--input", r.input, err)
-	}
-	warnEmpty(cmd.ErrOrStderr(), r.input, policy, counts)
-	rk, err := r.ranker.build(qs)
+	d := datasetFlags{name: r.inputFormat, path: r.input, empty: r.empty, errOut: cmd.ErrOrStderr(), fileFlag: "--input"}
+	qs, _, _, err := d.load("", dataset.All)
 	if err != nil {
 		return err
 	}
-	cal, err := r.calibration()
+	rk, cal, err := r.open(qs)
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
 	bar := newProgress(cmd.ErrOrStderr(), len(qs), "questions")
 	defer bar.done()
 	return writeAtomic(r.output, cmd.OutOrStdout(), func(w io.Writer) error {
-		out := r.newWriter(w, cmp.Or(r.format, "json"), true, cal)
-		for i := range qs {
-			// A signal stops the loop between questions (and the ranker,
-			// if it checks ctx, within one).
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			q := &qs[i]
-			ranked, err := evaluation.Rank(ctx, rk, q, evaluation.ByPosition, 0)
-			if err != nil {
-				return fmt.Errorf("question %q: %w", q.ID, err)
-			}
-			if err := out.write(q, r.cut(ranked)); err != nil {
-				return err
-			}
-			bar.step(i + 1)
-		}
-		return out.flush()
+		return evaluation.WriteRankings(cmd.Context(), w, rk, qs, r.options(cmp.Or(r.format, "json"), true, cal), bar.step)
 	})
 }
 
-// calibration returns the calibration that turns scores into
+// open opens the ranker and the calibration that turns its scores into
 // probabilities: --calibration's, else the ranker's own (the built-in
 // model's), else none; --raw-scores turns it off.
-func (r *rankCmd) calibration() (*trigger.Calibration, error) {
-	if r.raw && r.calFile != "" {
-		return nil, fmt.Errorf("--raw-scores and --calibration: give one")
+func (r *rankCmd) open(qs []dataset.Question) (rank.Ranker, *trigger.Calibration, error) {
+	rk, err := r.ranker.build(qs)
+	if err != nil || r.raw {
+		return rk, nil, err
 	}
-	if r.raw {
-		return nil, nil
-	}
-	if r.calFile != "" {
-		c, err := trigger.LoadCalibration(r.calFile)
-		if err != nil {
-			return nil, fmt.Errorf("--calibration: %w", err)
-		}
-		return &c, nil
-	}
-	if c, ok := r.ranker.calibration(); ok {
-		return &c, nil
-	}
-	return nil, nil
+	cal, err := calibration(rk, r.calFile)
+	return rk, cal, err
 }
 
-func (r *rankCmd) cut(ranked []rank.Scored) []rank.Scored {
-	if r.top > 0 && len(ranked) > r.top {
-		return ranked[:r.top]
-	}
-	return ranked
+func (r *rankCmd) options(format string, qid bool, cal *trigger.Calibration) evaluation.RankingOptions {
+	return evaluation.RankingOptions{Format: evaluation.RankingFormat(format), QuestionID: qid, Tag: trec.Tag(r.ranker.label()), Top: r.top, Calibration: cal}
 }
-
-type rankedCandidate struct {
-	Rank  int      `json:"rank"`
-	Index int      `json:"index"`
-	ID    string   `json:"id"`
-	Score *float64 `json:"score"` // null for an empty candidate (-Inf)
-	Text  string   `json:"text"`
-}
-
-type rankedQuestion struct {
-	ID       string            `json:"id"`
-	Question string            `json:"question"`
-	Ranking  []rankedCandidate `json:"ranking"`
-	// Answer and Probability are given when the scores are calibrated:
-	// whether the best candidate answers, and its probability.
-	Answer      *bool    `json:"answer,omitempty"`
-	Probability *float64 `json:"probability,omitempty"`
-}
-
-// rankWriter writes rankings, one question at a time, in a --format.
-type rankWriter struct {
-	bw     *bufio.Writer
-	format string
-	qid    bool // tsv: a question id column (--input)
-	tag    string
-	header bool
-	// cal, when set, turns scores into probabilities and says which
-	// sentences answer (not in trec runs, which keep the raw scores).
-	cal *trigger.Calibration
-}
-
-func (r *rankCmd) newWriter(w io.Writer, format string, qid bool, cal *trigger.Calibration) *rankWriter {
-	return &rankWriter{bw: bufio.NewWriter(w), format: format, qid: qid, tag: runTag(r.ranker.label()), cal: cal}
-}
-
-// tsvField keeps a field on its line and in its column.
-var tsvField = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
-
-func (o *rankWriter) write(q *dataset.Question, ranked []rank.Scored) error {
-	switch o.format {
-	case "json":
-		out := rankedQuestion{ID: q.ID, Question: q.Text, Ranking: []rankedCandidate{}}
-		for k, s := range ranked {
-			c := q.Candidates[s.Index]
-			rc := rankedCandidate{Rank: k + 1, Index: s.Index, ID: c.ID, Text: c.Text}
-			if !math.IsInf(s.Score, 0) && !math.IsNaN(s.Score) {
-				v := o.score(s.Score)
-				rc.Score = &v
-			}
-			out.Ranking = append(out.Ranking, rc)
-		}
-		if o.cal != nil && len(ranked) > 0 {
-			p, a := o.cal.Prob(ranked[0].Score), o.cal.Answer(ranked[0].Score)
-			out.Probability, out.Answer = &p, &a
-		}
-		enc := json.NewEncoder(o.bw)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
-	case "trec":
-		var run trec.Run
-		evaluation.AddRun(&run, q, ranked, o.tag)
-		if len(ranked) == 0 {
-			return nil
-		}
-		return trec.WriteRun(o.bw, run)
-	}
-	if !o.header {
-		if o.qid {
-			fmt.Fprint(o.bw, "qid\t")
-		}
-		if o.cal != nil {
-			fmt.Fprintln(o.bw, "rank\tscore\tanswer\tsentence")
-		} else {
-			fmt.Fprintln(o.bw, "rank\tscore\tsentence")
-		}
-		o.header = true
-	}
-	for k, s := range ranked {
-		if o.qid {
-			fmt.Fprintf(o.bw, "%s\t", tsvField.Replace(q.ID))
-		}
-		fmt.Fprintf(o.bw, "%d\t%.4f\t", k+1, o.score(s.Score))
-		if o.cal != nil {
-			// The calibration is of a document's best score (trigger.Fit):
-			// it says whether the best sentence answers and nothing of the
-			// others, which pass a threshold fitted on bests too easily.
-			answer := "-"
-			if k == 0 {
-				answer = "no"
-				if o.cal.Answer(s.Score) {
-					answer = "yes"
-				}
-			}
-			fmt.Fprintf(o.bw, "%s\t", answer)
-		}
-		fmt.Fprintln(o.bw, tsvField.Replace(q.Candidates[s.Index].Text))
-	}
-	return nil
-}
-
-// score is the score to print: the probability when calibrated.
-func (o *rankWriter) score(s float64) float64 {
-	if o.cal != nil {
-		return o.cal.Prob(s)
-	}
-	return s
-}
-
-func (o *rankWriter) flush() error { return o.bw.Flush() }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/trec"
 )
 
@@ -34,7 +35,7 @@ func TestRankFormats(t *testing.T) {
 		check  func(t *testing.T, out string)
 	}{
 		{"", func(t *testing.T, out string) { // json
-			var q1 rankedQuestion
+			var q1 evaluation.RankedQuestion
 			if err := json.Unmarshal([]byte(strings.Split(out, "\n")[0]), &q1); err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +124,7 @@ func TestRankFormats(t *testing.T) {
 		if err != nil || !strings.Contains(msg, "skipped 3 empty or white-space candidates (1 of them labelled relevant) and 1 questions left without candidates") {
 			t.Fatalf("--empty skip: %v, %q", err, msg)
 		}
-		var q1 rankedQuestion
+		var q1 evaluation.RankedQuestion
 		json.Unmarshal([]byte(strings.Split(read(), "\n")[0]), &q1)
 		if len(q1.Ranking) != 2 || q1.Ranking[0].Index != 1 || q1.Ranking[0].ID != "s3" {
 			t.Fatalf("skip: %+v", q1)
@@ -145,7 +146,9 @@ func TestEvalEmpty(t *testing.T) {
 		{"skip", `"questions":1,"metrics":{"map":1,"p@1":1}`},
 	} {
 		out, err := run(t, "eval", "--dataset", "jsonl", "--path", in, "--empty", tc.policy, "--metrics", "map,p@1", "--format", "json")
-		if err != nil || !strings.Contains(out, tc.want) || !strings.Contains(out, "warning") {
+		// eval ranks with the built-in model by default, as rank and
+		// serve do.
+		if err != nil || !strings.Contains(out, tc.want) || !strings.Contains(out, "warning") || !strings.Contains(out, `"ranker":"builtin"`) {
 			t.Errorf("--empty %s: %v\n%s", tc.policy, err, out)
 		}
 	}

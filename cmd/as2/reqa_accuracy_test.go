@@ -11,7 +11,7 @@ import (
 )
 
 // TestReQAENDXBeatsDual is issue 12's target on real data: ENDX beats its
-// own dual encoder. It trains seed 1 of two rows of the README's full-pool
+// own dual encoder. It trains seed 1 of two rows of docs/results.md's full-pool
 // ReQA table (scripts/reqa-table.sh full; results/reqa-full.tsv), the
 // 2-layer transformer over GloVe as a dual encoder and as ENDX with GAM at
 // temperatures 50, on WikiQA train and TrecQA TRAIN-ALL for 5 epochs, and
@@ -24,6 +24,7 @@ import (
 // numbers every run. It trains for 7 to 11 minutes on 2 cores; -short
 // skips it.
 func TestReQAENDXBeatsDual(t *testing.T) {
+	shareddata.Tier(t, shareddata.Quick)
 	if testing.Short() {
 		t.Skip("-short: skipping 7 to 11 minutes of dual-encoder training on the real benchmarks")
 	}
@@ -44,7 +45,7 @@ func TestReQAENDXBeatsDual(t *testing.T) {
 		if out, err := run(t, args...); err != nil {
 			t.Fatalf("as2 %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		out, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", m, "--format", "json")
+		out, err := run(t, "index", "eval", "--pool", pool, "--retriever", m, "--format", "json")
 		if err != nil {
 			t.Fatalf("retrieve eval %s: %v\n%s", name, err, out)
 		}

@@ -31,7 +31,7 @@ func TestRetrieveEval(t *testing.T) {
 		t.Fatalf("data reqa: %v\n%s", err, out)
 	}
 	idx := filepath.Join(dir, "bm25.idx")
-	out, err := run(t, "retrieve", "eval", "--pool", pool, "--save-index", idx)
+	out, err := run(t, "index", "eval", "--pool", pool, "--save-index", idx)
 	if err != nil {
 		t.Fatalf("retrieve eval: %v\n%s", err, out)
 	}
@@ -39,21 +39,40 @@ func TestRetrieveEval(t *testing.T) {
 	if !strings.Contains(out, "100.00  100.00  100.00  100.00") {
 		t.Errorf("output:\n%s", out)
 	}
-	out, err = run(t, "retrieve", "eval", "--pool", pool, "--load-index", idx, "--format", "json")
+	out, err = run(t, "index", "eval", "--pool", pool, "--load-index", idx, "--format", "json")
 	if err != nil || !strings.Contains(out, `"mrr":1`) {
 		t.Errorf("from the saved index: %v\n%s", err, out)
 	}
 	// A reranking stage: the retriever's answers reordered by the ranker
 	// (wo puts both questions' answers first too; the built-in model runs).
 	for _, rr := range []string{"wo", "builtin"} {
-		out, err = run(t, "retrieve", "eval", "--pool", pool, "--load-index", idx, "--depth", "10", "--rerank", rr, "--format", "json")
+		out, err = run(t, "index", "eval", "--pool", pool, "--load-index", idx, "--depth", "10", "--rerank", rr, "--format", "json")
 		if err != nil || !strings.Contains(out, "(the 10 retrieved reranked)") || rr == "wo" && !strings.Contains(out, `"mrr":1`) {
 			t.Errorf("--rerank %s: %v\n%s", rr, err, out)
 		}
 	}
-	out, err = run(t, "retrieve", "eval", "--pool", pool, "--load-index", idx, "--depth", "10", "--rerank", "wo", "--retrieval-weight", "0.5", "--format", "json")
+	out, err = run(t, "index", "eval", "--pool", pool, "--load-index", idx, "--depth", "10", "--rerank", "wo", "--retrieval-weight", "0.5", "--format", "json")
 	if err != nil || !strings.Contains(out, "fused with the retrieval score (weight 0.5)") || !strings.Contains(out, `"mrr":1`) {
 		t.Errorf("--rerank wo --retrieval-weight 0.5: %v\n%s", err, out)
+	}
+	// Wiring of --load-index with --kind and --ef-search.
+	for _, tc := range []struct {
+		args []string
+		want string // in the output, or in the error with "error: "
+	}{
+		{[]string{"--kind", "flat"}, `error: --load-index ` + idx + `: the file holds a "bm25" index, not a "flat" one`},
+		{[]string{"--kind", "bm25"}, `"mrr":1`},
+		{[]string{"--ef-search", "5"}, "error: --load-index " + idx + ": index: ef-search 5 is for hnsw indexes, not a bm25 one"},
+		{[]string{"--load-index", filepath.Join(dir, "none.idx")}, "error: --load-index " + filepath.Join(dir, "none.idx") + ": file not found"},
+	} {
+		args := append([]string{"index", "eval", "--pool", pool, "--load-index", idx, "--format", "json"}, tc.args...)
+		out, err := run(t, args...)
+		if err != nil {
+			out = "error: " + err.Error()
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %s, want %q", tc.args, out, tc.want)
+		}
 	}
 	if err := os.WriteFile(idx, []byte("AS2INDEXbm25\x00\x00\x00\x00\x01\x00\x00\x00junk"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,20 +81,20 @@ func TestRetrieveEval(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"retrieve", "eval"}, "--pool is required"},
-		{[]string{"retrieve", "eval", "--pool", squad}, "--pool: " + squad + ":1: not an as2-reqa header"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", "tfidf"}, `--retriever "tfidf": want bm25, use-lite[:PATH] or a model file`},
-		{[]string{"retrieve", "eval", "--pool", pool, "--index", "binary"}, "not --retriever bm25"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "bm25"}, "--fuse bm25: the same retriever as --retriever"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "use-lite", "--fuse-weight", "0"}, "--fuse-weight 0: want more than 0"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "use-lite", "--fusion", "sum"}, `--fusion "sum": want rrf or relative`},
-		{[]string{"retrieve", "eval", "--pool", pool, "--fuse", "tfidf"}, `--fuse "tfidf": want bm25, use-lite[:PATH] or a model file`},
-		{[]string{"retrieve", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", "tfidf"}, "--rerank tfidf: unknown ranker"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--retrieval-weight", "1"}, "--retrieval-weight 1: only with --rerank"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", "wo", "--retrieval-weight", "-1"}, "--retrieval-weight -1: want 0 to 1000"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--rerank", filepath.Join(dir, "none.as2")}, "none.as2"},
+		{[]string{"index", "eval"}, "--pool is required"},
+		{[]string{"index", "eval", "--pool", squad}, "--pool: " + squad + ":1: not an as2-reqa header"},
+		{[]string{"index", "eval", "--pool", pool, "--retriever", "tfidf"}, `--retriever "tfidf": want bm25, use-lite[:PATH] or a model file`},
+		{[]string{"index", "eval", "--pool", pool, "--kind", "binary"}, "is for sentence vectors; bm25"},
+		{[]string{"index", "eval", "--pool", pool, "--fuse", "bm25"}, "--fuse bm25: the same retriever as --retriever"},
+		{[]string{"index", "eval", "--pool", pool, "--fuse", "use-lite", "--fuse-weight", "0"}, "--fuse-weight 0: want more than 0"},
+		{[]string{"index", "eval", "--pool", pool, "--fuse", "use-lite", "--fusion", "sum"}, `--fusion "sum": want rrf or relative`},
+		{[]string{"index", "eval", "--pool", pool, "--fuse", "tfidf"}, `--fuse "tfidf": want bm25, use-lite[:PATH] or a model file`},
+		{[]string{"index", "eval", "--pool", pool, "--load-index", idx}, "--load-index " + idx + ": reading a bm25 index: corrupt index file"},
+		{[]string{"index", "eval", "--pool", pool, "--depth", "5"}, "--depth 5: want at least 10"},
+		{[]string{"index", "eval", "--pool", pool, "--rerank", "tfidf"}, "--rerank tfidf: unknown ranker"},
+		{[]string{"index", "eval", "--pool", pool, "--retrieval-weight", "1"}, "--retrieval-weight 1: only with --rerank"},
+		{[]string{"index", "eval", "--pool", pool, "--rerank", "wo", "--retrieval-weight", "-1"}, "--retrieval-weight -1: want 0 to 1000"},
+		{[]string{"index", "eval", "--pool", pool, "--rerank", filepath.Join(dir, "none.as2")}, "none.as2"},
 		{[]string{"data", "reqa", "--path", squad}, "--out is required"},
 		{[]string{"data", "reqa", "--path", dir, "--half", "middle", "--out", pool}, `unknown split "middle"`},
 	} {
@@ -103,18 +122,18 @@ func TestRetrieveUSELite(t *testing.T) {
 	}
 	idx := filepath.Join(dir, "flat.idx")
 	for _, args := range [][]string{
-		{"--index", "flat", "--save-index", idx},
-		{"--index", "flat", "--load-index", idx},
-		{"--index", "binary", "--rescore", "1"},
+		{"--kind", "flat", "--save-index", idx},
+		{"--kind", "flat", "--load-index", idx},
+		{"--kind", "binary", "--rescore", "1"},
 		{"--fuse", "bm25"}, // hybrid: both lists put the gold sentence first
 		{"--fuse", "bm25", "--fusion", "relative", "--fuse-weight", "2"},
 	} {
-		out, err := run(t, append([]string{"retrieve", "eval", "--pool", pool, "--retriever", "use-lite:" + model, "--format", "json"}, args...)...)
+		out, err := run(t, append([]string{"index", "eval", "--pool", pool, "--retriever", "use-lite:" + model, "--format", "json"}, args...)...)
 		if err != nil || !strings.Contains(out, `"mrr":1`) || args[0] == "--fuse" && !strings.Contains(out, " fusion of use-lite") {
 			t.Errorf("%v: %v\n%s", args, err, out)
 		}
 	}
-	if _, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", "use-lite:"+model, "--index", "binary", "--load-index", idx); err == nil ||
+	if _, err := run(t, "index", "eval", "--pool", pool, "--retriever", "use-lite:"+model, "--kind", "binary", "--load-index", idx); err == nil ||
 		!strings.Contains(err.Error(), `the file holds a "flat" index, not a "binary" one`) {
 		t.Errorf("a flat index read as binary: %v", err)
 	}
@@ -160,7 +179,7 @@ func TestTrainDualRetrieve(t *testing.T) {
 		}
 	}
 	for _, kind := range []string{"flat", "binary"} {
-		out, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", m, "--index", kind, "--format", "json")
+		out, err := run(t, "index", "eval", "--pool", pool, "--retriever", m, "--kind", kind, "--format", "json")
 		if err != nil || !strings.Contains(out, `"mrr":`) || !strings.Contains(out, "ENDX, transformer layer") {
 			t.Errorf("retrieve eval --index %s: %v\n%s", kind, err, out)
 		}
@@ -168,10 +187,10 @@ func TestTrainDualRetrieve(t *testing.T) {
 	// index build and search with the dual model: the question tower
 	// encodes the question.
 	idx := filepath.Join(dir, "dual.idx")
-	if out, err := run(t, "index", "build", "--encoder", m, "--index", "hnsw", "--answers", pool, "--out", idx); err != nil || !strings.Contains(out, "hnsw index (M 16") {
+	if out, err := run(t, "index", "build", "--retriever", m, "--kind", "hnsw", "--answers", pool, "--out", idx); err != nil || !strings.Contains(out, "hnsw index (M 16") {
 		t.Errorf("index build --encoder %s: %v\n%s", m, err, out)
 	}
-	if out, err := run(t, "search", "--index", idx, "--question", "What is the capital of France?", "--top", "2", "--ef-search", "5"); err != nil || strings.Count(out, "\tp0-") != 2 {
+	if out, err := run(t, "index", "search", "--index", idx, "--question", "What is the capital of France?", "--top", "2", "--ef-search", "5"); err != nil || strings.Count(out, "\tp0-") != 2 {
 		t.Errorf("search: %v\n%s", err, out)
 	}
 	if out, err := run(t, "eval", "--model", m, "--dataset", "jsonl", "--path", data); err != nil || !strings.Contains(out, "map ") {
@@ -214,9 +233,9 @@ func TestTrainDualRetrieve(t *testing.T) {
 		{append(base, "--distill", "wo", "--distill-candidates", "4"), "--distill-candidates is for the in-batch objectives"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo", "--distill-candidates", "1"), "--distill-candidates 1: want 0"},
 		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--distill", "wo", "--endx", "--hidden", "4", "--cross-heads", "2"), "ENDX and the in-batch objective in-batch-softmax+distilled"},
-		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--negatives", "2"), "--negatives: not with the in-batch objective"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers for an index"},
-		{[]string{"retrieve", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},
+		{append(base, "--arch", "dual", "--objective", "in-batch-softmax", "--negatives", "2"), "--negatives 2: not with the in-batch objective"},
+		{[]string{"index", "eval", "--pool", pool, "--retriever", cosinet}, "does not encode answers for an index"},
+		{[]string{"index", "eval", "--pool", pool, "--retriever", pool}, "--retriever"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
@@ -243,11 +262,11 @@ func TestHASIndex(t *testing.T) {
 	m := filepath.Join(dir, "has.as2")
 	train(m)
 	idx := filepath.Join(dir, "has.idx")
-	out, err := run(t, "index", "build", "--model", m, "--answers", pool, "--out", idx)
+	out, err := run(t, "index", "build", "--retriever", m, "--answers", pool, "--out", idx)
 	if err != nil || !strings.Contains(out, "wrote "+idx+": 2 answers, has (hash") {
 		t.Fatalf("index build --model %s: %v\n%s", m, err, out)
 	}
-	out, err = run(t, "search", "--index", idx, "--question", "What is the capital of France?", "--top", "5", "--format", "json")
+	out, err = run(t, "index", "search", "--index", idx, "--question", "What is the capital of France?", "--top", "5", "--format", "json")
 	var got struct {
 		Hits []struct {
 			Score  float64
@@ -275,7 +294,7 @@ func TestHASIndex(t *testing.T) {
 			t.Errorf("stored score %.4f of %q is not among as2 rank's:\n%s", h.Score, h.Answer, ranked)
 		}
 	}
-	if out, err := run(t, "retrieve", "eval", "--pool", pool, "--retriever", m, "--format", "json"); err != nil || !strings.Contains(out, `"mrr":`) {
+	if out, err := run(t, "index", "eval", "--pool", pool, "--retriever", m, "--format", "json"); err != nil || !strings.Contains(out, `"mrr":`) {
 		t.Errorf("retrieve eval: %v\n%s", err, out)
 	}
 	// as2 serve answers from the stored pool by its name, as as2 search.
@@ -318,9 +337,9 @@ func TestHASIndex(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"index", "build", "--encoder", m, "--index", "hnsw", "--answers", pool, "--out", idx}, "are for sentence vectors, not --encoder " + m},
-		{[]string{"index", "build", "--encoder", att, "--answers", pool, "--out", idx}, "a HAS model of mode attention has no binary answer states"},
-		{[]string{"search", "--index", idx, "--question", "q", "--rescore", "5"}, "holds a matrices index"},
+		{[]string{"index", "build", "--retriever", m, "--kind", "hnsw", "--answers", pool, "--out", idx}, `index kind "hnsw" is for sentence vectors; has (hash`},
+		{[]string{"index", "build", "--retriever", att, "--answers", pool, "--out", idx}, "a HAS model of mode attention has no binary answer states"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--rescore", "5"}, "rescore 5 is for binary indexes, not a matrices one"},
 		{[]string{"bench", "has", "--hash", att, "--dataset", "jsonl", "--path", data}, "a HAS model of mode attention, want hash"},
 		{[]string{"bench", "has", "--dataset", "jsonl", "--path", data}, "--hash is required"},
 		{[]string{"bench", "has", "--hash", m, "--dataset", "jsonl", "--path", data, "--pool", "wikiqa"}, `--pool "wikiqa": want DATASET:SPLIT`},

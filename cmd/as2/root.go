@@ -14,15 +14,11 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "as2",
 		Short: "Answer sentence selection: rank candidate sentences so that an answer comes first",
-		Long: `as2 ranks the candidate sentences of a question (the sentences of a document
-in their order, or the hits of a search engine) so that a sentence that answers
-the question comes first. It reads the public AS2 benchmarks (WikiQA, TrecQA,
-SQuAD-sent) and its own JSONL/TSV formats, evaluates rankers with trec_eval's
-exact definitions, and ranks from the command line.
-
-Benchmarks are looked up, when --path is not given, under $AS2_DATA, else
-the per-user folder that "as2 data get" fills (see as2 data get --help).
-as2 rank and as2 serve need no data: they rank with the built-in model.`,
+		Long: `as2 ranks the candidate sentences of a question so that a sentence that
+answers it comes first, evaluates rankers with trec_eval's definitions, and
+serves them. as2 rank and as2 serve need no data (the built-in model);
+benchmarks are looked up under --path, else $AS2_DATA, else the folder that
+"as2 data get" fills (see docs/data.md).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),

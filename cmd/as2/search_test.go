@@ -56,11 +56,11 @@ func TestIndexBuildSearch(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			idx := filepath.Join(dir, "i"+string(rune('0'+i))+".idx")
-			out, err := run(t, "index", "build", "--encoder", "bm25", "--answers", tc.answers, "--out", idx)
+			out, err := run(t, "index", "build", "--retriever", "bm25", "--answers", tc.answers, "--out", idx)
 			if err != nil || !strings.Contains(out, "wrote "+idx) {
 				t.Fatalf("index build: %v\n%s", err, out)
 			}
-			out, err = run(t, append([]string{"search", "--index", idx}, tc.search...)...)
+			out, err = run(t, append([]string{"index", "search", "--index", idx}, tc.search...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,24 +74,24 @@ func TestIndexBuildSearch(t *testing.T) {
 	// as the build stemmed the answers: "capitals" meets "capital" (in every
 	// answer: the first wins the tie).
 	stemmed := filepath.Join(dir, "stemmed.idx")
-	if _, err := run(t, "index", "build", "--encoder", "bm25", "--stem", "--stopwords", "--answers", plain, "--out", stemmed, "--quiet"); err != nil {
+	if _, err := run(t, "index", "build", "--retriever", "bm25", "--stem", "--stopwords", "--answers", plain, "--out", stemmed, "--quiet"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ idx, want string }{
 		{filepath.Join(dir, "i0.idx"), "rank\tscore\tid\tanswer\n"},
 		{stemmed, "rank\tscore\tid\tanswer\n1\t0.1335\t1\tParis is the capital of France.\n"},
 	} {
-		out, err := run(t, "search", "--index", c.idx, "--question", "capitals", "--top", "1")
+		out, err := run(t, "index", "search", "--index", c.idx, "--question", "capitals", "--top", "1")
 		if out = strings.ReplaceAll(out, "as2: no answer found for \"capitals\"\n", ""); err != nil || out != c.want {
 			t.Errorf("%s: %v\n%s\nwant:\n%s", c.idx, err, out, c.want)
 		}
 	}
 	// JSON: one object per question.
 	idx := filepath.Join(dir, "plain.idx")
-	if out, err := run(t, "index", "build", "--encoder", "bm25", "--answers", plain, "--out", idx, "--quiet"); err != nil || out != "" {
+	if out, err := run(t, "index", "build", "--retriever", "bm25", "--answers", plain, "--out", idx, "--quiet"); err != nil || out != "" {
 		t.Fatalf("--quiet: %v %q", err, out)
 	}
-	out, err := run(t, "search", "--index", idx, "--question", "capital of France", "--format", "json", "--top", "2")
+	out, err := run(t, "index", "search", "--index", idx, "--question", "capital of France", "--format", "json", "--top", "2")
 	var got struct {
 		Question string
 		Hits     []struct {
@@ -111,7 +111,7 @@ func TestIndexSearchErrors(t *testing.T) {
 	write := fileWriter(t, dir)
 	plain := write("plain.txt", tinyAnswers)
 	idx := filepath.Join(dir, "ok.idx")
-	if _, err := run(t, "index", "build", "--encoder", "bm25", "--answers", plain, "--out", idx); err != nil {
+	if _, err := run(t, "index", "build", "--retriever", "bm25", "--answers", plain, "--out", idx); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(idx)
@@ -126,50 +126,45 @@ func TestIndexSearchErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"index", "build", "--answers", plain, "--out", idx}, "--encoder is required"},
-		{[]string{"index", "build", "--encoder", "bm25", "--out", idx}, "--answers is required"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", plain}, "--out is required"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", missing, "--out", idx}, "--answers " + missing + ": file not found"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("mixed.tsv", "a\tone\ntwo\n"), "--out", idx}, "mixed.tsv:2: no tab"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("dup.tsv", "a\tone\n\na\ttwo\n"), "--out", idx}, `dup.tsv:3: id "a" already on line 1`},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("noid.tsv", "\tone\n"), "--out", idx}, "noid.tsv:1: an empty id"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("notext.tsv", "a\t \n"), "--out", idx}, `notext.tsv:1: answer "a" has no text`},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("bin.txt", "ok\n\xff\xfe\n"), "--out", idx}, "bin.txt:2: not valid UTF-8"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("empty.txt", "\n\n"), "--out", idx}, "empty.txt: no answers"},
-		{[]string{"index", "build", "--encoder", "bm25", "--answers", write("bad.jsonl", `{"type":"header","format":"as2-reqa","version":9}`+"\n"), "--out", idx}, "bad.jsonl:1"},
-		{[]string{"index", "build", "--encoder", "tfidf", "--answers", plain, "--out", idx}, `--encoder "tfidf": want bm25, use-lite[:PATH] or a model file`},
-		{[]string{"index", "build", "--encoder", "bm25", "--index", "hnsw", "--answers", plain, "--out", flatIdx}, "not --encoder bm25"},
-		{[]string{"index", "build", "--encoder", "bm25", "--b", "2", "--answers", plain, "--out", flatIdx}, "--b 2: want"},
-		{[]string{"index", "build", "--encoder", plain, "--answers", plain, "--out", flatIdx}, "plain.txt"},
-		{[]string{"index", "build", "--model", plain, "--answers", plain, "--out", flatIdx}, "--model: " + plain},
-		{[]string{"index", "build", "--encoder", "bm25", "--model", plain, "--answers", plain, "--out", flatIdx}, "--encoder bm25 and --model " + plain + ": give one"},
-		{[]string{"search", "--question", "q"}, "--index is required"},
-		{[]string{"search", "--index", idx}, "give --question or --questions"},
-		{[]string{"search", "--index", idx, "--question", "q", "--questions", plain}, "give --question or --questions"},
-		{[]string{"search", "--index", idx, "--question", "q", "--top", "0"}, "--top 0"},
-		{[]string{"search", "--index", idx, "--question", "q", "--format", "xml"}, `--format "xml": want tsv or json`},
-		{[]string{"search", "--index", missing, "--question", "q"}, "--index " + missing + ": file not found"},
-		{[]string{"search", "--index", truncated, "--question", "q"}, "--index " + truncated + ": reading an index bundle: corrupt index file"},
-		{[]string{"search", "--index", corrupt, "--question", "q"}, "--index " + corrupt + ": reading an index bundle: corrupt index file: checksum"},
-		{[]string{"search", "--index", plain, "--question", "q"}, "not an as2 index file"},
-		{[]string{"search", "--index", idx, "--question", "q", "--ef-search", "50"}, "--ef-search is for hnsw indexes"},
-		{[]string{"search", "--index", idx, "--questions", missing}, "--questions " + missing + ": file not found"},
+		{[]string{"index", "build", "--answers", plain, "--out", idx}, "--retriever is required"},
+		{[]string{"index", "build", "--retriever", "bm25", "--out", idx}, "--answers is required"},
+		{[]string{"index", "build", "--retriever", "bm25", "--answers", plain}, "--out is required"},
+		{[]string{"index", "build", "--retriever", "bm25", "--answers", missing, "--out", idx}, "--answers " + missing + ": file not found"},
+		// The answers file's format is as2.ReadAnswers's, tested there; one
+		// bad line shows that its error reaches the user with the flag.
+		{[]string{"index", "build", "--retriever", "bm25", "--answers", write("mixed.tsv", "a\tone\ntwo\n"), "--out", idx}, "--answers " + filepath.Join(dir, "mixed.tsv") + ":2: no tab"},
+		{[]string{"index", "build", "--retriever", "tfidf", "--answers", plain, "--out", idx}, `--retriever "tfidf": want bm25, use-lite[:PATH] or a model file`},
+		{[]string{"index", "build", "--retriever", "bm25", "--kind", "hnsw", "--answers", plain, "--out", flatIdx}, "is for sentence vectors; bm25"},
+		{[]string{"index", "build", "--retriever", "bm25", "--b", "2", "--answers", plain, "--out", flatIdx}, "--b 2: want"},
+		{[]string{"index", "build", "--retriever", plain, "--answers", plain, "--out", flatIdx}, "plain.txt"},
+		{[]string{"index", "build", "--retriever", "bm25", "--model", plain, "--answers", plain, "--out", flatIdx}, "give one of --retriever, --encoder and --model"},
+		{[]string{"index", "search", "--question", "q"}, "--index is required"},
+		{[]string{"index", "search", "--index", idx}, "give --question or --questions"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--questions", plain}, "give --question or --questions"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--top", "0"}, "--top 0"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--format", "xml"}, `--format "xml": want tsv or json`},
+		{[]string{"index", "search", "--index", missing, "--question", "q"}, "--index " + missing + ": file not found"},
+		{[]string{"index", "search", "--index", truncated, "--question", "q"}, "--index " + truncated + ": reading an index bundle: corrupt index file"},
+		{[]string{"index", "search", "--index", corrupt, "--question", "q"}, "--index " + corrupt + ": reading an index bundle: corrupt index file: checksum"},
+		{[]string{"index", "search", "--index", plain, "--question", "q"}, "not an as2 index file"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--ef-search", "50"}, "ef-search 50 is for hnsw indexes, not a bm25 one"},
+		{[]string{"index", "search", "--index", idx, "--questions", missing}, "--questions " + missing + ": file not found"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("as2 %s: %v, want an error with %q", strings.Join(tc.args, " "), err, tc.want)
 		}
 	}
-	// A stand-alone index file (retrieve eval --save-index) is not a bundle.
+	// A stand-alone index file (index eval --save-index) is not a bundle.
 	pool := filepath.Join(dir, "pool.jsonl")
 	squad := write("tiny.json", tinySQuAD)
 	if _, err := run(t, "data", "reqa", "--path", squad, "--out", pool); err != nil {
 		t.Fatal(err)
 	}
 	bm := filepath.Join(dir, "bm25.idx")
-	if _, err := run(t, "retrieve", "eval", "--pool", pool, "--save-index", bm); err != nil {
+	if _, err := run(t, "index", "eval", "--pool", pool, "--save-index", bm); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, "search", "--index", bm, "--question", "q"); err == nil || !strings.Contains(err.Error(), `the file holds a "bm25" index, not a "bundle" one`) {
+	if _, err := run(t, "index", "search", "--index", bm, "--question", "q"); err == nil || !strings.Contains(err.Error(), `the file holds a "bm25" index, not a "bundle" one`) {
 		t.Errorf("a bm25 file as a bundle: %v", err)
 	}
 }
@@ -188,10 +183,10 @@ func TestIndexSearchUSELite(t *testing.T) {
 	}
 	for _, kind := range []string{"flat", "binary", "hnsw"} {
 		idx := filepath.Join(dir, kind+".idx")
-		if out, err := run(t, "index", "build", "--encoder", "use-lite:"+model, "--index", kind, "--answers", answers, "--out", idx); err != nil {
+		if out, err := run(t, "index", "build", "--retriever", "use-lite:"+model, "--kind", kind, "--answers", answers, "--out", idx); err != nil {
 			t.Fatalf("%s: %v\n%s", kind, err, out)
 		}
-		out, err := run(t, "search", "--index", idx, "--question", "Which city is the capital of Italy?", "--top", "1")
+		out, err := run(t, "index", "search", "--index", idx, "--question", "Which city is the capital of Italy?", "--top", "1")
 		if err != nil || !strings.Contains(out, "\t2\tRome is the capital of Italy.") {
 			t.Errorf("%s: %v\n%s", kind, err, out)
 		}
@@ -201,8 +196,65 @@ func TestIndexSearchUSELite(t *testing.T) {
 	if err := os.WriteFile(other, []byte("not the model"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, "search", "--index", filepath.Join(dir, "hnsw.idx"), "--question", "q", "--encoder-path", other); err == nil ||
+	if _, err := run(t, "index", "search", "--index", filepath.Join(dir, "hnsw.idx"), "--question", "q", "--retriever-file", other); err == nil ||
 		!strings.Contains(err.Error(), "the file changed since the index was built") {
 		t.Errorf("another model file: %v", err)
+	}
+}
+
+// TestIndexOldNames: the commands and flags the index family renamed
+// still work for one release, each with its deprecation warning, and the
+// new commands take the new names only.
+func TestIndexOldNames(t *testing.T) {
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
+	plain := write("plain.txt", tinyAnswers)
+	pool := filepath.Join(dir, "pool.jsonl")
+	if _, err := run(t, "data", "reqa", "--path", write("tiny.json", tinySQuAD), "--out", pool); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "old.idx")
+	row := "1\t1.5150\t4\tBerlin is the capital of Germany.\n"
+	for _, tc := range []struct {
+		args     []string
+		warnings []string
+		want     string // in the output
+	}{
+		{[]string{"index", "build", "--encoder", "bm25", "--index", "flat", "--answers", plain, "--out", idx},
+			[]string{"Flag --encoder has been deprecated, use --retriever", "Flag --index has been deprecated, use --kind"}, "wrote " + idx},
+		{[]string{"index", "build", "--model", "bm25", "--answers", plain, "--out", idx},
+			[]string{"Flag --model has been deprecated, use --retriever"}, "wrote " + idx},
+		{[]string{"search", "--index", idx, "--question", "What is the capital of Germany?", "--top", "1", "--encoder-path", plain},
+			[]string{`Command "search" is deprecated, use as2 index search`, "Flag --encoder-path has been deprecated, use --retriever-file"}, row},
+		{[]string{"retrieve", "eval", "--pool", pool, "--index", "flat"},
+			[]string{`Command "eval" is deprecated, use as2 index eval`, "Flag --index has been deprecated, use --kind"}, "MRR"},
+		{[]string{"index", "search", "--index", idx, "--question", "What is the capital of Germany?", "--top", "1"}, nil, row},
+	} {
+		out, err := run(t, tc.args...)
+		if err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("as2 %s: %v\n%s\nwant %q", strings.Join(tc.args, " "), err, out, tc.want)
+		}
+		for _, w := range tc.warnings {
+			if !strings.Contains(out, w) {
+				t.Errorf("as2 %s: no warning %q in\n%s", strings.Join(tc.args, " "), w, out)
+			}
+		}
+		if tc.warnings == nil && strings.Contains(out, "deprecated") {
+			t.Errorf("as2 %s: a deprecation warning\n%s", strings.Join(tc.args, " "), out)
+		}
+	}
+	for _, args := range [][]string{
+		{"index", "eval", "--pool", pool, "--index", "flat"},
+		{"index", "search", "--index", idx, "--question", "q", "--encoder-path", plain},
+	} {
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), "unknown flag") {
+			t.Errorf("as2 %s: %v, want an unknown flag", strings.Join(args, " "), err)
+		}
+	}
+	// --ef-search's help states no default it does not have: leaving it
+	// out keeps the index's own.
+	help, _ := run(t, "index", "search", "--help")
+	if !strings.Contains(help, "(default: the index's own)") || strings.Contains(help, "(default 100)") {
+		t.Errorf("index search --help:\n%s", help)
 	}
 }

@@ -142,7 +142,7 @@ func TestServeIndexBadFlags(t *testing.T) {
 	}{
 		{[]string{"--index", "faq"}, `--index "faq": want NAME=FILE`},
 		{[]string{"--index", "=" + idx}, "want NAME=FILE"},
-		{[]string{"--index", "faq=" + missing}, "--index " + missing + ": file not found"},
+		{[]string{"--index", "faq=" + missing}, "--index faq=" + missing + ": " + missing + ": file not found"},
 		{[]string{"--index", "faq=" + answers}, "not an as2 index file"},
 		{[]string{"--index", "faq=" + idx, "--index", "faq=" + idx}, `index "faq" added twice`},
 		{[]string{"--index", "faq=" + idx, "--hybrid", "faq"}, "--hybrid faq: want NAME=FUSION:INDEX"},

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,21 +23,8 @@ func TestSignalStopsPromptly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds as2 and ranks 300k candidates (10 s)")
 	}
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM on Windows")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build as2 with")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "as2")
-	build := exec.Command(goBin, "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	in := filepath.Join(dir, "big.jsonl")
+	bin := buildAS2(t)
+	in := filepath.Join(t.TempDir(), "big.jsonl")
 	// Four questions, about 6.5 s of work: a signal 1.5 s in must find as2
 	// still working on a quiet machine too (one question of 300,000 took
 	// 1.7 s, and a longer line passes the reader's limit).
@@ -73,6 +59,7 @@ func TestSignalStopsPromptly(t *testing.T) {
 			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
+			var err error
 			select {
 			case err = <-exited:
 			case <-time.After(5 * time.Second):

@@ -3,40 +3,33 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/as2/as2/rank"
 )
 
-// TestSpecFile checks the ranker-spec syntax: a bare name is a rule-based
-// ranker even when a file of that name exists; file:PATH, or a path with a
-// separator or an extension, is a model file.
-func TestSpecFile(t *testing.T) {
+// TestSpecWiring checks that ranker specs reach as2.OpenRanker as the
+// flags mean them (the syntax itself is tested in the root package): a
+// bare --ranker name is a rule-based ranker even beside a file of that
+// name, --model and file: always read a file, and a bare serve --ranker
+// target that is a file reads it.
+func TestSpecWiring(t *testing.T) {
 	dir := t.TempDir()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	t.Chdir(dir)
 	if err := os.WriteFile("bm25", []byte("not a model"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for spec, want := range map[string]string{
-		"bm25": "", "wo+rr": "", "idf-overlap": "",
-		"file:bm25": "bm25", "./bm25": "./bm25", "m.as2": "m.as2", filepath.Join("models", "m"): filepath.Join("models", "m"),
+	doc := filepath.Join(dir, "doc.txt")
+	os.WriteFile(doc, []byte("Hamlet is a play. Shakespeare wrote Hamlet."), 0o644)
+	if out, err := run(t, "rank", "--ranker", "bm25", "--question", "who wrote hamlet?", "--document", doc); err != nil || !strings.Contains(out, "1\t") {
+		t.Errorf("--ranker bm25 beside a file called bm25: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"rank", "--model", "bm25", "--question", "who?", "--document", doc},
+		{"serve", "--ranker", "a=file:bm25", "--addr", "256.0.0.1:99999"},
+		{"serve", "--ranker", "a=./bm25", "--addr", "256.0.0.1:99999"},
 	} {
-		if got := specFile(spec); got != want {
-			t.Errorf("specFile(%q) = %q, want %q", spec, got, want)
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), "bm25: ") || strings.Contains(err.Error(), "unknown ranker") {
+			t.Errorf("as2 %s: %v, want the file bm25 read", strings.Join(args, " "), err)
 		}
-	}
-	rule, file := specRanker("bm25", rank.DefaultOptions()), specRanker("file:bm25", rank.DefaultOptions())
-	if _, err := rule.build(nil); err != nil {
-		t.Errorf("bm25 beside a file called bm25: %v", err)
-	}
-	if _, err := file.build(nil); err == nil {
-		t.Error("file:bm25 did not read the file")
 	}
 }

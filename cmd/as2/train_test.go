@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/cosinet"
 )
 
 // writeTinyData writes a JSONL dataset and GloVe-format vectors in which
@@ -114,12 +116,12 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--rnn", "transformer"), `rnn "transformer"`},
 		{append(base, "--arch", "bert"), `--arch: architecture "bert" is unknown`},
 		{append(base, "--model", "bert"), `--arch: architecture "bert" is unknown`},
-		{append(base, "--objective", "ranknet"), `--objective: objective "ranknet"`},
+		{append(base, "--objective", "ranknet"), `--objective "ranknet": want one of`},
 		{append(base, "--objective", "pointwise", "--listwise"), "give one"},
 		{append(base, "--embeddings", data), "--embeddings"},
 		{append(base, "--filters", "0"), "filters 0"},
-		{append(base, "--arch", "ca", "--kernel", "3"), "--kernel does not apply to --arch ca (only to cosinet)"},
-		{append(base, "--clusters", "8"), "--clusters does not apply to --arch cosinet"},
+		{append(base, "--arch", "ca", "--kernel", "3"), "--kernel does not apply to architecture ca (only to cosinet)"},
+		{append(base, "--clusters", "8"), "--clusters does not apply to architecture cosinet"},
 		{append(base, "--arch", "ca", "--widths", "1,x"), `--widths`},
 		{append(base, "--arch", "compclip", "--clusters", "4", "--cluster-k", "5"), "cluster k 5"},
 		{append(base, "--arch", "compclip", "--attention-clip", "top"), `clip "top"`},
@@ -130,10 +132,14 @@ func TestTrainBadInput(t *testing.T) {
 		{append(base, "--clip", "-2"), "--clip -2"},
 		{append(base, "--negatives", "-1"), "--negatives -1"},
 		{append(base, "--train-subset", "some"), "--train-subset"},
-		{append(base, "--init", data), "--init"},
+		{append(base, "--init", data), "model to train further: " + data},
 		{append(base, "--init-encoder", data), "--init-encoder: " + data},
 		{append(base, "--init-encoder", data, "--init", data), "--init-encoder: not with --init"},
-		{append(base, "--arch", "dual", "--objective", "shared-answer-softmax", "--distill", "wo"), "--distill and --objective shared-answer-softmax"},
+		{append(base, "--arch", "dual", "--objective", "shared-answer-softmax", "--distill", "wo"), `--objective "shared-answer-softmax": not with a teacher (distill)`},
+		{append(base, "--distill-weight", "2"), "are for --distill"},
+		{append(base, "--distill", "wo", "--distill-temperature", "0"), "--distill-temperature 0: want more than 0"},
+		{append(base, "--recipe", data), "recipe " + data + ": "},
+		{append(base, "--encoder", "glove"), `--encoder "glove": want static`},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("as2 %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
@@ -260,8 +266,8 @@ func TestTrainInitMismatch(t *testing.T) {
 		args []string
 		want string
 	}{
-		{append(base, "--arch", "ca"), "is a compclip model, not --arch ca"},
-		{append(base, "--clusters", "8"), "--clusters: with --init"},
+		{append(base, "--arch", "ca"), "is a compclip model, not a ca one"},
+		{append(base, "--clusters", "8"), "--clusters: the model " + m + " keeps its architecture's settings"},
 		{append(base, "--embeddings", other), "a different vocabulary"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -291,7 +297,7 @@ func TestTrainHelpGivesEveryRecipe(t *testing.T) {
 	}
 	epochs, keep := line("epochs"), line("keep-best")
 	for _, a := range model.Architectures() {
-		r := a.Training(false, model.Pointwise)
+		r := a.Recipe(false, model.Pointwise).Training
 		for _, c := range []struct{ flag, text, want string }{
 			{"epochs", epochs, fmt.Sprintf("%d", r.Epochs)},
 			{"keep-best", keep, fmt.Sprintf("%t", r.KeepBest)},
@@ -308,5 +314,115 @@ func TestTrainHelpGivesEveryRecipe(t *testing.T) {
 				t.Errorf("--%s's help gives %s another value than its recipe's %s: %s", c.flag, a.Name(), c.want, c.text)
 			}
 		}
+	}
+}
+
+// TestTrainRecipe: --print-recipe prints the recipe the flags give, which
+// --recipe reads back to the same recipe and the same training; flags
+// override the file; as2 train recipe prints the registered ones.
+func TestTrainRecipe(t *testing.T) {
+	data, vectors := writeTinyData(t)
+	dir := t.TempDir()
+	flags := []string{"--arch", "cosinet", "--listwise", "--set", "hyperparameters.filters=4", "--set", "hyperparameters.kernel=2",
+		"--set", "hyperparameters.rnn=none", "--epochs", "1", "--seed", "3", "--set", "training.clip=2"}
+	printed, err := run(t, append([]string{"train", "--print-recipe"}, flags...)...)
+	if err != nil {
+		t.Fatalf("--print-recipe: %v\n%s", err, printed)
+	}
+	r, err := model.ReadRecipe([]byte(printed))
+	if err != nil {
+		t.Fatalf("the printed recipe does not read back: %v\n%s", err, printed)
+	}
+	h := r.Hyper.(*cosinet.Hyper)
+	if r.Architecture != "cosinet" || h.Filters != 4 || h.Kernel != 2 || h.RNN != "none" || !h.ExactMatch ||
+		r.Training.Objective != "listwise" || r.Training.LR != 2e-4 || r.Training.Epochs != 1 || r.Training.Seed != 3 || r.Training.Clip != 2 {
+		t.Fatalf("printed recipe %+v %+v", r, h)
+	}
+	file := filepath.Join(dir, "r.json")
+	os.WriteFile(file, []byte(printed), 0o644)
+	if again, err := run(t, "train", "--recipe", file, "--print-recipe"); err != nil || again != printed {
+		t.Fatalf("--recipe --print-recipe: %v\n%s\nwant\n%s", err, again, printed)
+	}
+	// Flags given override the file's fields, and only those.
+	over, err := run(t, "train", "--recipe", file, "--epochs", "2", "--set", "hyperparameters.dropout=0.25", "--print-recipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(strings.Replace(printed, `"epochs": 1`, `"epochs": 2`, 1), `"dropout": 0.5`, `"dropout": 0.25`, 1)
+	if over != want {
+		t.Fatalf("--recipe with --epochs 2 --set hyperparameters.dropout=0.25:\n%s\nwant\n%s", over, want)
+	}
+	// The old flags set the same fields, with a warning on standard error.
+	old, err := run(t, "train", "--recipe", file, "--epochs", "2", "--dropout", "0.25", "--print-recipe")
+	if warn := "Flag --dropout has been deprecated, use --set hyperparameters.dropout=VALUE\n"; err != nil || old != warn+want {
+		t.Fatalf("--recipe with --dropout 0.25: %v\n%s\nwant the warning and\n%s", err, old, want)
+	}
+	// The same training: from the flags and from the file, the same weights.
+	common := []string{"train", "--dataset", "jsonl", "--path", data, "--dev-split", "none", "--embeddings", vectors, "--workers", "1"}
+	fromFlags, fromFile := filepath.Join(dir, "flags.as2"), filepath.Join(dir, "file.as2")
+	if out, err := run(t, append(append(common, flags...), "--out", fromFlags)...); err != nil {
+		t.Fatalf("train from flags: %v\n%s", err, out)
+	}
+	if out, err := run(t, append(common, "--recipe", file, "--out", fromFile)...); err != nil {
+		t.Fatalf("train from --recipe: %v\n%s", err, out)
+	}
+	a, err := model.Load(fromFlags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := model.Load(fromFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Tensors(), b.Tensors()) || string(a.Config().Hyper) != string(b.Config().Hyper) {
+		t.Fatal("training from the printed recipe gave other weights than training from the flags")
+	}
+	// --init's recipe holds the model's hyperparameters.
+	if out, err := run(t, "train", "--init", fromFile, "--print-recipe"); err != nil || !strings.Contains(out, `"filters": 4`) || !strings.Contains(out, `"kernel": 2`) {
+		t.Fatalf("--init --print-recipe: %v\n%s", err, out)
+	}
+	bad := func(js string) string {
+		p := filepath.Join(dir, fmt.Sprintf("bad%d.json", len(js)))
+		os.WriteFile(p, []byte(js), 0o644)
+		return p
+	}
+	unknown := bad(`{"architecture": "cosinet", "hyperparameters": {"filterz": 3}}`)
+	zero := bad(`{"architecture": "cosinet", "training": {"epochs": 0}}`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--recipe", unknown}, "recipe " + unknown + `: json: unknown field "filterz"`},
+		{[]string{"--recipe", file, "--arch", "ca"}, "architecture ca: the recipe " + file + " is for cosinet"},
+		{[]string{"--recipe", file, "--paper"}, "the paper's settings and the recipe " + file},
+		{[]string{"--recipe", file, "--clusters", "4"}, "--clusters does not apply to architecture cosinet"},
+		{[]string{"--recipe", file, "--set", "hyperparameters.clusters=4"}, `--set: hyperparameters.clusters: no field "clusters" here`},
+		{[]string{"--set", "training.epochs=0"}, "--set training.epochs 0: must be at least 1"},
+		{[]string{"--set", "training.epochs=x"}, `--set training.epochs "x": want an integer`},
+		{[]string{"--set", "epochs"}, "want FIELD=VALUE"},
+		{[]string{"--set", "architecture=ca"}, "start from another architecture's recipe"},
+		{[]string{"--arch", "dual", "--set", "hyperparameters.encoder=static"}, "hyperparameters.encoder: no field"},
+		{[]string{"--recipe", zero}, "recipe " + zero + ": training.epochs 0: must be at least 1"},
+		{[]string{"--arch", "ca", "--kernel", "3"}, "--kernel does not apply to architecture ca (only to cosinet)"},
+	} {
+		args := append([]string{"train", "--print-recipe"}, tc.args...)
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("as2 %s: error %v, want %q", strings.Join(args, " "), err, tc.want)
+		}
+	}
+	// as2 train recipe: the registered recipes, by name.
+	if out, err := run(t, "train", "recipe"); err != nil || !strings.Contains(out, "compclip-paper\n") {
+		t.Fatalf("train recipe: %v\n%s", err, out)
+	}
+	out, err := run(t, "train", "recipe", "compclip-paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := model.ReadRecipe([]byte(out))
+	if reg, _ := model.LookupRecipe("compclip-paper"); err != nil || !reflect.DeepEqual(got, reg) {
+		t.Fatalf("train recipe compclip-paper: %v\n%s", err, out)
+	}
+	if _, err := run(t, "train", "recipe", "bert"); err == nil || !strings.Contains(err.Error(), `recipe "bert" is unknown`) {
+		t.Fatalf("train recipe bert: %v", err)
 	}
 }

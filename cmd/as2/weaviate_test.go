@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,13 +24,14 @@ import (
 // Weaviate at url, as as2 index build --index weaviate writes it.
 func weaviateBundle(t *testing.T, path, model, url string) {
 	t.Helper()
-	sum, err := checkDigest("model", model, "")
+	data, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := fmt.Sprintf("%x", sha256.Sum256(data))
 	ids := []string{"1", "2", "4"}
 	b := &index.Bundle{
-		Encoder: map[string]string{paramRetriever: uselite.Kind, paramPath: model, paramSHA256: sum},
+		Encoder: map[string]string{"retriever": uselite.Kind, "path": model, "sha256": sum},
 		IDs:     ids, Texts: strings.Fields("Paris Rome Berlin"),
 		Index: &index.Remote{Engine: weaviate.Kind, Count: len(ids),
 			Params: map[string]string{"url": url, "class": "As2Answer", "dim": "512"}},
@@ -66,33 +68,33 @@ func TestWeaviateErrors(t *testing.T) {
 	defer failing.Close()
 	refused := "weaviate at " + down.URL + ": connection refused"
 
-	if _, err := run(t, "index", "build", "--encoder", "use-lite:"+model, "--index", "weaviate", "--weaviate-url", down.URL,
+	if _, err := run(t, "index", "build", "--retriever", "use-lite:"+model, "--kind", "weaviate", "--weaviate-url", down.URL,
 		"--answers", answers, "--out", filepath.Join(dir, "x.idx")); err == nil || !strings.Contains(err.Error(), refused) {
 		t.Errorf("index build, Weaviate down: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.idx")); err == nil {
 		t.Error("index build wrote a file with Weaviate down")
 	}
-	if _, err := run(t, "index", "build", "--encoder", "bm25", "--index", "weaviate", "--answers", answers, "--out", filepath.Join(dir, "x.idx")); err == nil {
+	if _, err := run(t, "index", "build", "--retriever", "bm25", "--kind", "weaviate", "--answers", answers, "--out", filepath.Join(dir, "x.idx")); err == nil {
 		t.Error("a bm25 index in Weaviate")
 	}
-	if _, err := run(t, "retrieve", "eval", "--retriever", "use-lite:"+model, "--index", "weaviate", "--pool", answers); err == nil {
-		t.Error("retrieve eval --index weaviate accepted")
+	if _, err := run(t, "index", "eval", "--retriever", "use-lite:"+model, "--kind", "weaviate", "--pool", answers); err == nil {
+		t.Error("index eval --kind weaviate accepted")
 	}
 
 	downIdx, failingIdx := filepath.Join(dir, "down.idx"), filepath.Join(dir, "failing.idx")
 	weaviateBundle(t, downIdx, model, down.URL)
 	weaviateBundle(t, failingIdx, model, failing.URL)
-	if _, err := run(t, "search", "--index", downIdx, "--question", "Which city is the capital of Italy?"); err == nil || !strings.Contains(err.Error(), refused) {
+	if _, err := run(t, "index", "search", "--index", downIdx, "--question", "Which city is the capital of Italy?"); err == nil || !strings.Contains(err.Error(), refused) {
 		t.Errorf("search, Weaviate down: %v", err)
 	}
-	if _, err := run(t, "search", "--index", failingIdx, "--question", "q"); err == nil ||
+	if _, err := run(t, "index", "search", "--index", failingIdx, "--question", "q"); err == nil ||
 		!strings.Contains(err.Error(), "POST /v1/graphql: 500 Internal Server Error: shard As2Answer_x is read-only") {
 		t.Errorf("search, Weaviate failing: %v", err)
 	}
 
 	bm25Idx := filepath.Join(dir, "faq.idx")
-	if out, err := run(t, "index", "build", "--encoder", "bm25", "--answers", answers, "--out", bm25Idx); err != nil {
+	if out, err := run(t, "index", "build", "--retriever", "bm25", "--answers", answers, "--out", bm25Idx); err != nil {
 		t.Fatalf("index build: %v\n%s", err, out)
 	}
 	base := startServe(t, "--index", "wv="+downIdx, "--index", "bad="+failingIdx, "--index", "faq="+bm25Idx)
@@ -133,7 +135,7 @@ func TestWeaviateBuildSearch(t *testing.T) {
 	answers := fileWriter(t, dir)("answers.txt", tinyAnswers)
 	class := fmt.Sprintf("As2CmdTest%d", time.Now().UnixNano())
 	idx := filepath.Join(dir, "wv.idx")
-	build := []string{"index", "build", "--encoder", "use-lite:" + model, "--index", "weaviate", "--weaviate-url", u, "--weaviate-class", class, "--answers", answers, "--out", idx}
+	build := []string{"index", "build", "--retriever", "use-lite:" + model, "--kind", "weaviate", "--weaviate-url", u, "--weaviate-class", class, "--answers", answers, "--out", idx}
 	out, err := run(t, build...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -147,11 +149,11 @@ func TestWeaviateBuildSearch(t *testing.T) {
 			t.Errorf("deleting %s: %v", class, err)
 		}
 	})
-	out, err = run(t, "search", "--index", idx, "--question", "Which city is the capital of Italy?", "--top", "1")
+	out, err = run(t, "index", "search", "--index", idx, "--question", "Which city is the capital of Italy?", "--top", "1")
 	if err != nil || !strings.Contains(out, "\t2\tRome is the capital of Italy.") {
 		t.Errorf("search: %v\n%s", err, out)
 	}
-	if _, err := run(t, build...); err == nil || !strings.Contains(err.Error(), "already holds 3 objects: --weaviate-replace") {
+	if _, err := run(t, build...); err == nil || !strings.Contains(err.Error(), "already holds 3 objects: replace them (they may be another pool's), or name another class (--weaviate-replace") {
 		t.Errorf("rebuilt into a full class: %v", err)
 	}
 	if out, err := run(t, append(build, "--weaviate-replace")...); err != nil {

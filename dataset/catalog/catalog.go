@@ -38,8 +38,9 @@ type Options struct {
 // directory), else the per-user folder that `as2 data get` fills
 // (UserDataDir). It never depends on where the repository is: the project's
 // tests and scripts set $AS2_DATA to their shared data. If UserDataDir
-// fails (no home directory), it returns "as2-data", so that errors name a
-// path.
+// fails (no home directory), it returns "$AS2_DATA", which no file is
+// under: errors then name the variable to set, and no default is ever
+// relative to the working directory.
 func DataDir() string {
 	if d := os.Getenv("AS2_DATA"); d != "" {
 		return d
@@ -47,7 +48,7 @@ func DataDir() string {
 	if d, err := UserDataDir(); err == nil {
 		return d
 	}
-	return "as2-data"
+	return "$AS2_DATA"
 }
 
 // UserDataDir is the per-user data folder: as2/data under the user's cache

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,6 +48,38 @@ func (e *TruncatedError) Error() string {
 }
 
 func (e *TruncatedError) Unwrap() error { return e.Err }
+
+// UnreachableError is a source that could not be reached at all: no
+// network, a name that does not resolve, a refused connection. Nothing was
+// downloaded and no partial file is left.
+type UnreachableError struct {
+	File, URL, Host string
+	Err             error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s: could not reach %s to download %s (%v)", e.File, e.Host, e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// unreachable wraps a transport error of GET src (not an HTTP status, not
+// a cancelled context) as an UnreachableError.
+func unreachable(ctx context.Context, dest, src string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", dest, err)
+	}
+	host := src
+	if u, perr := url.Parse(src); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	// The *url.Error repeats the method and URL, which the message names.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &UnreachableError{File: dest, URL: src, Host: host, Err: err}
+}
 
 // fetch makes dest hold the size bytes with SHA-256 sum that src serves.
 // A dest that already holds them is kept (Present); otherwise the bytes go
@@ -90,6 +123,12 @@ func (g *getter) fetch(ctx context.Context, src, dest string, size int64, sum, l
 	if have < size {
 		from, err := g.transfer(ctx, f, src, dest, have, size, label)
 		if err != nil {
+			// Keep a .part only when it holds bytes to resume from: an
+			// empty one (the source unreachable, a 404) is of no use.
+			if st, serr := f.Stat(); serr == nil && st.Size() == 0 {
+				f.Close()
+				os.Remove(part)
+			}
 			return 0, err
 		}
 		if from == 0 {
@@ -124,7 +163,7 @@ func (g *getter) fetch(ctx context.Context, src, dest string, size int64, sum, l
 func (g *getter) transfer(ctx context.Context, f *os.File, src, dest string, have, size int64, label string) (int64, error) {
 	resp, err := g.get(ctx, src, have)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", dest, err)
+		return 0, unreachable(ctx, dest, src, err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -162,7 +201,7 @@ func (g *getter) transferAll(ctx context.Context, f *os.File, src, dest string, 
 	}
 	resp, err := g.get(ctx, src, 0)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", dest, err)
+		return 0, unreachable(ctx, dest, src, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

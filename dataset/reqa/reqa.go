@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/dataset/squad"
 )
 
@@ -125,9 +126,16 @@ func appendNew(ids []string, id string) []string {
 	return append(ids, id)
 }
 
-// Load builds the pool of split (squad.Splits: dev, train or test) from
-// path, a SQuAD file or a folder holding dev-v1.1.json.zip.
+// Load builds the pool of split (squad.Splits: dev, train or test; ""
+// for dev) from path, a SQuAD file or a folder holding dev-v1.1.json.zip
+// ("" for the data folder's squad, catalog.DefaultPath).
 func Load(path, split string) (*Pool, error) {
+	if path == "" {
+		path = catalog.DefaultPath("squad")
+	}
+	if split == "" {
+		split = "dev"
+	}
 	ps, err := squad.LoadParagraphs(path, split)
 	if err != nil {
 		return nil, err

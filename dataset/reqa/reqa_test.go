@@ -3,6 +3,8 @@ package reqa
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -168,5 +170,35 @@ func TestSQuADDev(t *testing.T) {
 	}
 	if nq < len(full.Questions) {
 		t.Errorf("halves hold %d questions, fewer than the full pool's %d", nq, len(full.Questions))
+	}
+}
+
+// TestLoadDefaults checks Load's defaults: dev for no split, and the data
+// folder's squad for no path.
+func TestLoadDefaults(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("AS2_DATA", dir)
+	file := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(file, []byte(tiny), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, split string
+		want        string // the pool's split, or an error's text
+		err         bool
+	}{
+		{file, "", "dev", false},
+		{file, "test", "test", false},
+		{"", "", filepath.Join(dir, "squad", "dev-v1.1.json.zip"), true},
+		{dir, "middle", `unknown split "middle"`, true},
+	}
+	for _, tc := range tests {
+		p, err := Load(tc.path, tc.split)
+		switch {
+		case tc.err && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("Load(%q, %q): %v, want an error with %q", tc.path, tc.split, err, tc.want)
+		case !tc.err && (err != nil || p.Split != tc.want || len(p.Questions) == 0):
+			t.Errorf("Load(%q, %q): %v, want a pool of split %q", tc.path, tc.split, err, tc.want)
+		}
 	}
 }

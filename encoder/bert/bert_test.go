@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
-// expected is testdata/expected.json, written by scripts/bert-reference.py.
+// expected is testdata/expected.json, written by scripts/reference/bert-reference.py.
 type expected struct {
 	Torch  string `json:"torch"`
 	Models map[string][]struct {

@@ -25,6 +25,6 @@
 // evaluation tapes that record nothing.
 //
 // The conformance test compares every output with a plain-PyTorch forward
-// pass over tiny random checkpoints (scripts/bert-reference.py writes
+// pass over tiny random checkpoints (scripts/reference/bert-reference.py writes
 // testdata/).
 package bert

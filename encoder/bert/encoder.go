@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text/wordpiece"
 )
 
@@ -277,12 +277,20 @@ func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
 
 // EncodeBatch implements encoder.PairEncoder (ForwardBatch).
 func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*nn.Var[float32], int) {
+	return e.m.ForwardSequences(tp, seqs, []int{e.tok.CLSID()})
+}
+
+// ForwardSequences runs ForwardBatch over encoded sequences: an empty
+// sequence reads as empty (the tokenizer's ids of no text), and token
+// types are passed only where a sequence carries one per id. The BERT
+// family's encoders (this package's, RoBERTa's) share it.
+func (m *Model) ForwardSequences(tp *nn.Tape[float32], seqs []encoder.Sequence, empty []int) (*nn.Var[float32], int) {
 	ids := make([][]int, len(seqs))
 	var types [][]int
 	for i, s := range seqs {
 		ids[i] = s.IDs
 		if len(ids[i]) == 0 {
-			ids[i] = []int{e.tok.CLSID()}
+			ids[i] = empty
 		}
 		if s.Types != nil && len(s.Types) == len(ids[i]) {
 			if types == nil {
@@ -291,7 +299,7 @@ func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*n
 			types[i] = s.Types
 		}
 	}
-	return e.m.ForwardBatch(tp, ids, types)
+	return m.ForwardBatch(tp, ids, types)
 }
 
 // decode rebuilds an encoder from a model file: config.json and the
@@ -340,3 +348,6 @@ var (
 	_ encoder.Encoder[float32] = (*Encoder)(nil)
 	_ encoder.PairEncoder      = (*Encoder)(nil)
 )
+
+// Linears returns the model's linear layers (Model.Linears).
+func (e *Encoder) Linears() []*nn.Linear[float32] { return e.m.Linears() }

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // Model is a BERT encoder with, when the checkpoint has them, the pooler
@@ -569,4 +569,20 @@ func (m *Model) Classify(ids, typeIDs [][]int) ([][]float32, error) {
 		out[i] = slices.Clone(m.Logits(tp, tp.Const(st)).Value.Data)
 	}
 	return out, nil
+}
+
+// Linears returns the model's linear layers that int8 inference runs as
+// int8 (see package model/quant): each layer's four (queries/keys/values,
+// attention output, both feed-forward layers) and the pooler. The
+// classifier, a few outputs wide, stays float32 with the embeddings and
+// the layer norms.
+func (m *Model) Linears() []*nn.Linear[float32] {
+	var ls []*nn.Linear[float32]
+	for _, l := range m.layers {
+		ls = append(ls, l.Attn.QKV, l.Attn.Out, l.FFN.In, l.FFN.Out)
+	}
+	if m.pooler != nil {
+		ls = append(ls, m.pooler)
+	}
+	return ls
 }

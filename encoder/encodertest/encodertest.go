@@ -87,6 +87,13 @@ func USELite(t testing.TB, seed uint64) *uselite.Encoder {
 	t.Helper()
 	cfg := uselite.Config{Vocab: 40, EmbedDim: 8, Hidden: 12, FFN: 16, Heads: [2]int{2, 3}, MaxLen: 24, LNEps: 1e-6,
 		QScale: [2]float64{0.5, 0.5}, InvTimescales: []float32{1, 0.1, 0.01, 0.001}}
+	return USELiteOf(t, cfg, seed)
+}
+
+// USELiteOf is USELite with other shapes (cfg.Vocab at least 40, the
+// pieces' count).
+func USELiteOf(t testing.TB, cfg uselite.Config, seed uint64) *uselite.Encoder {
+	t.Helper()
 	m, err := uselite.New(cfg, nn.NewRNG(seed))
 	if err != nil {
 		t.Fatal(err)
@@ -108,15 +115,15 @@ func USELite(t testing.TB, seed uint64) *uselite.Encoder {
 
 // BERTDir is a Hugging Face checkpoint folder: the tiny random BERT
 // sequence classifier of encoder/bert's tests (2 layers, width 32; its
-// weights from scripts/bert-reference.py) with a vocab.txt of its 100 ids,
+// weights from scripts/reference/bert-reference.py) with a vocab.txt of its 100 ids,
 // Question's words among them.
 func BERTDir(t testing.TB) string {
 	t.Helper()
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
-		t.Fatal("tinydata: cannot locate the source tree")
+		t.Fatal("encodertest: cannot locate the source tree")
 	}
-	src := filepath.Join(filepath.Dir(self), "..", "..", "..", "encoder", "bert", "testdata", "tiny-bert-cls")
+	src := filepath.Join(filepath.Dir(self), "..", "bert", "testdata", "tiny-bert-cls")
 	dir := t.TempDir()
 	for _, f := range []string{"config.json", "model.safetensors"} {
 		data, err := os.ReadFile(filepath.Join(src, f))

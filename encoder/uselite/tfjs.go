@@ -237,6 +237,9 @@ type files struct {
 // or a model.json file itself.
 func openFiles(p string) (*files, error) {
 	st, err := os.Stat(p)
+	if errors.Is(err, os.ErrNotExist) || p == "" {
+		return nil, fmt.Errorf("uselite: %s: %w", missingHint(p), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("uselite: %w", err)
 	}

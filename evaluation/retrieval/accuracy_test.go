@@ -14,11 +14,12 @@ import (
 	"github.com/as2/as2/rank"
 )
 
-// TestBM25ReQASQuAD keeps BM25 over ReQA SQuAD at what it measured (README,
+// TestBM25ReQASQuAD keeps BM25 over ReQA SQuAD at what it measured (notes/2026-11-23-reqa-answer-retrieval.md,
 // "Answer retrieval"), with floors just under: full pool MRR 70.18, R@1
 // 62.43, R@5 79.40; test half 72.56, 64.99, 81.37; and stemmed, stopwords
 // dropped: full pool 72.55, 64.35, 82.45; test half 74.59, 66.57, 84.18.
 func TestBM25ReQASQuAD(t *testing.T) {
+	shareddata.Tier(t, shareddata.Quick)
 	if testing.Short() {
 		t.Skip("-short: skipping BM25 over the whole ReQA SQuAD pool")
 	}
@@ -62,11 +63,12 @@ func TestBM25ReQASQuAD(t *testing.T) {
 }
 
 // TestHybridReQASQuAD keeps hybrid retrieval on ReQA SQuAD's test half at
-// what it measured (README, "Hybrid retrieval"): USE-Lite zero-shot and
+// what it measured (notes/2026-11-23-reqa-answer-retrieval.md, "Hybrid retrieval"): USE-Lite zero-shot and
 // BM25 merged by relative score fusion, BM25's list weighted 2 (the
 // weight chosen on the train half's pool), with floors just under MRR
 // 75.56, R@1 67.80, R@5 85.17 (BM25 alone: 72.56, 64.99, 81.37).
 func TestHybridReQASQuAD(t *testing.T) {
+	shareddata.Tier(t, shareddata.Quick)
 	if testing.Short() {
 		t.Skip("-short: skipping USE-Lite and BM25 over ReQA SQuAD's test half")
 	}

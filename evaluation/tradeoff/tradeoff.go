@@ -9,6 +9,7 @@ package tradeoff
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -152,4 +153,60 @@ func Choose(points []Point, budget time.Duration, target float64) (Point, error)
 		return Point{}, fmt.Errorf("cascade: no k keeps %.1f%% of the last stage's P@1", 100*target)
 	}
 	return best, nil
+}
+
+// Tuning is a k chosen on dev and measured on test (Tune).
+type Tuning struct {
+	First, Last string
+	// DevQuestions and TestQuestions count the questions of each set.
+	DevQuestions, TestQuestions int
+	// Chosen is the dev point chosen (K = 0: the last stage alone).
+	Chosen Point
+	// Alone is the last stage alone on test, At the chosen cascade there.
+	Alone, At Point
+}
+
+// Tune sweeps ks on dev, chooses the k to deploy (Choose, with budget and
+// target), and measures that cascade and the last stage alone on test:
+// the k is never chosen on the data it is reported on.
+func Tune(ctx context.Context, first, last rank.Ranker, firstName, lastName string, ks []int, dev, test []dataset.Question, budget time.Duration, target float64) (Tuning, error) {
+	if budget < 0 || target <= 0 || target > 1 {
+		return Tuning{}, fmt.Errorf("budget %s and target %v: want a budget >= 0 and a target in (0, 1]", budget, target)
+	}
+	devPoints, err := Sweep(ctx, first, last, firstName, lastName, ks, dev)
+	if err != nil {
+		return Tuning{}, err
+	}
+	chosen, err := Choose(devPoints, budget, target)
+	if err != nil {
+		return Tuning{}, err
+	}
+	var testKs []int
+	if chosen.K > 0 {
+		testKs = []int{chosen.K}
+	}
+	testPoints, err := Sweep(ctx, first, last, firstName, lastName, testKs, test)
+	if err != nil {
+		return Tuning{}, err
+	}
+	return Tuning{First: firstName, Last: lastName, DevQuestions: len(dev), TestQuestions: len(test),
+		Chosen: chosen, Alone: testPoints[0], At: testPoints[len(testPoints)-1]}, nil
+}
+
+// WriteText writes the choice and its test numbers, against the last
+// stage alone, in two lines.
+func (t Tuning) WriteText(w io.Writer) error {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	k := fmt.Sprint(t.Chosen.K)
+	if t.Chosen.K == 0 {
+		k = "all (the last stage alone)"
+	}
+	if _, err := fmt.Fprintf(w, "%s → %s; chosen on dev (%d questions): k = %s (dev P@1 %.2f, %.2f ms/question)\n", t.First, t.Last, t.DevQuestions, k, 100*t.Chosen.P1, ms(t.Chosen.Latency)); err != nil {
+		return err
+	}
+	at, alone := t.At, t.Alone
+	_, err := fmt.Fprintf(w, "test (%d questions): P@1 %.2f, MAP %.2f, %.2f ms/question; last stage alone: P@1 %.2f, MAP %.2f, %.2f ms/question (%.1f%% of its P@1 at %.2fx its latency)\n",
+		t.TestQuestions, 100*at.P1, 100*at.MAP, ms(at.Latency), 100*alone.P1, 100*alone.MAP, ms(alone.Latency),
+		100*at.P1/max(alone.P1, 1e-12), float64(at.Latency)/float64(max(alone.Latency, 1)))
+	return err
 }

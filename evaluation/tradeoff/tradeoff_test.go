@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,5 +80,51 @@ func TestChoose(t *testing.T) {
 	}
 	if _, err := Choose(points, ms, 0); err == nil {
 		t.Error("an impossible budget was met")
+	}
+}
+
+func TestTune(t *testing.T) {
+	// The cheap stage puts "b", the answer, second: k = 1 loses it, k >= 2
+	// keeps it. On dev the target keeps the fastest k that keeps P@1.
+	cheap := table{"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}
+	good := table{"b": 10}
+	q := question(5)
+	q.Candidates[1].Label = dataset.Positive
+	qs := []dataset.Question{*q, *q}
+	for _, tc := range []struct {
+		name           string
+		ks             []int
+		budget         time.Duration
+		target         float64
+		wantK          int
+		wantLine, fail string
+	}{
+		{"target", []int{1, 2}, 0, 1, 2, "cheap → good; chosen on dev (2 questions): k = 2 (dev P@1 100.00,", ""},
+		{"alone", []int{1}, 0, 1, 0, "k = all (the last stage alone)", ""},
+		{"no budget met", []int{1, 2}, time.Nanosecond, 1, 0, "", "latency budget"},
+		{"bad target", []int{1}, 0, 1.5, 0, "", "target"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Tune(context.Background(), cheap, good, "cheap", "good", tc.ks, qs, qs[:1], tc.budget, tc.target)
+			if tc.fail != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.fail) {
+					t.Fatalf("%v, want %q", err, tc.fail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Chosen.K != tc.wantK || got.At.K != tc.wantK || got.Alone.K != 0 || got.TestQuestions != 1 || got.DevQuestions != 2 || got.At.P1 != 1 {
+				t.Errorf("%+v", got)
+			}
+			var b strings.Builder
+			if err := got.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.wantLine) || !strings.Contains(b.String(), "test (1 questions): P@1 100.00, MAP 100.00,") || !strings.Contains(b.String(), "(100.0% of its P@1 at") {
+				t.Errorf("%s", b.String())
+			}
+		})
 	}
 }

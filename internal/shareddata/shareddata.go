@@ -2,7 +2,10 @@
 // benchmarks ($AS2_DATA, or ../shared/data beside the module root) and the
 // other files in ../shared ($AS2_SHARED): models, vocabularies. Tests that
 // need them call Dir or File, which skip the test with a clear message when
-// they are absent, so that `go test ./...` passes on a machine without them.
+// they are absent, so that `go test ./...` passes on a machine without them;
+// their messages start with SkipDataPrefix so that a summary of the run
+// (`regress tests`) says how many were skipped. Tier guards the tests of the
+// tiers above unit.
 package shareddata
 
 import (
@@ -18,7 +21,7 @@ func Dir(t testing.TB) string {
 		if _, err := os.Stat(d); err == nil {
 			return d
 		}
-		t.Skipf("AS2_DATA=%s not found: skipping a test on the real benchmarks", d)
+		t.Skipf(SkipDataPrefix+"AS2_DATA=%s not found: skipping a test on the real benchmarks", d)
 	}
 	return File(t, "data")
 }
@@ -29,11 +32,11 @@ func File(t testing.TB, rel string) string {
 	t.Helper()
 	root, err := root()
 	if err != nil {
-		t.Skipf("%v: skipping a test on shared files", err)
+		t.Skipf(SkipDataPrefix+"%v: skipping a test on shared files", err)
 	}
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not found: skipping a test on shared files (they live in ../shared beside the repository, or $AS2_SHARED)", p)
+		t.Skipf(SkipDataPrefix+"%s not found: skipping a test on shared files (they live in ../shared beside the repository, or $AS2_SHARED; `as2 data get` fetches the benchmarks)", p)
 	}
 	return p
 }

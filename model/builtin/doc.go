@@ -13,7 +13,7 @@
 // sees a candidate's position, so neither can learn WikiQA's "the first
 // sentence answers" habit. Their matrices are stored as int8 (as2
 // quantize), which makes each embedded file a quarter of the float32
-// model's size; the README gives the files' accuracy.
+// model's size; docs/model-card.md gives the files' accuracy.
 //
 // Ranker blends the two models' scores with rule-based rankers of package
 // rank (blend.json: word overlap; IDF-weighted overlap of stems; and
@@ -23,8 +23,13 @@
 // listwise on the same dev sets with none below 0 by as2 tune blend. The
 // blend and its form were chosen on the cross-dataset protocol: models
 // trained with one benchmark held out ranked that benchmark's dev
-// questions better blended (README, "The built-in model";
-// docs/builtin-model.md has the forms that were not shipped).
+// questions better blended (docs/model-card.md;
+// notes/2026-11-23-builtin-model-studies.md has the forms that were not shipped).
+//
+// Int8Ranker is the same ranker with both models running int8 (package
+// quant) on the int8 weights their files store, for the CPUs whose
+// kernels have fast int8 products; Ranker, float32, is the default until
+// docs/model-card.md's accuracy table for the two says otherwise.
 //
 // Calibration turns its scores into probabilities that the sentence
 // answers (Platt scaling on the WikiQA dev questions, all of them, as2

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/model/modeltest/benchdata"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/modeltest/benchdata"
 	"github.com/as2/as2/train"
 )
 

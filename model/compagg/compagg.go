@@ -9,8 +9,8 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text"
 )
 
@@ -22,22 +22,22 @@ const (
 
 // Hyper are the hyperparameters, saved in the model file.
 type Hyper struct {
-	Variant       string  `json:"variant"`        // CA or CompClip
-	Hidden        int     `json:"hidden"`         // context representation size l
-	Filters       int     `json:"filters"`        // aggregation filters per width
-	Widths        []int   `json:"widths"`         // aggregation filter widths
-	Compare       string  `json:"compare"`        // mult or submult+nn
-	Clip          string  `json:"clip"`           // attention clipping: none, kmax or threshold
-	ClipK         int     `json:"clip_k"`         // words kept by kmax
-	ClipThreshold float64 `json:"clip_threshold"` // least weight kept by threshold
-	Clusters      int     `json:"clusters"`       // latent memory vectors n; 0: no latent clustering
-	ClusterK      int     `json:"cluster_k"`      // k of the k-max pooling over the memories
-	ExactMatch    bool    `json:"exact_match"`    // add to every comparison vector whether its word occurs in the other sentence
-	RNN           string  `json:"rnn"`            // "", or a layer of nn.RecurrentKinds over the candidates
-	RNNHidden     int     `json:"rnn_hidden"`     // 0: the Cosinet paper's sizes
-	Dropout       float64 `json:"dropout"`        // on the aggregated vectors, in training
-	WordDropout   float64 `json:"word_dropout"`   // on the word vectors, in training
-	Encoder       string  `json:"encoder"`        // the encoder's kind (static); the model file's encoder spec says the rest
+	Variant       string  `json:"variant" flag:"-"`           // CA or CompClip
+	Hidden        int     `json:"hidden"`                     // context representation size l
+	Filters       int     `json:"filters"`                    // aggregation filters per width
+	Widths        []int   `json:"widths"`                     // aggregation filter widths
+	Compare       string  `json:"compare"`                    // mult or submult+nn
+	Clip          string  `json:"clip" flag:"attention-clip"` // attention clipping: none, kmax or threshold
+	ClipK         int     `json:"clip_k"`                     // words kept by kmax
+	ClipThreshold float64 `json:"clip_threshold"`             // least weight kept by threshold
+	Clusters      int     `json:"clusters"`                   // latent memory vectors n; 0: no latent clustering
+	ClusterK      int     `json:"cluster_k"`                  // k of the k-max pooling over the memories
+	ExactMatch    bool    `json:"exact_match"`                // add to every comparison vector whether its word occurs in the other sentence
+	RNN           string  `json:"rnn" common:"true"`          // "", or a layer of nn.RecurrentKinds over the candidates
+	RNNHidden     int     `json:"rnn_hidden"`                 // 0: the Cosinet paper's sizes
+	Dropout       float64 `json:"dropout"`                    // on the aggregated vectors, in training
+	WordDropout   float64 `json:"word_dropout"`               // on the word vectors, in training
+	Encoder       string  `json:"encoder" recipe:"-"`         // the encoder's kind (static); the model file's encoder spec says the rest
 }
 
 // Comparison functions.
@@ -66,7 +66,7 @@ func PaperHyper(variant string) Hyper {
 }
 
 // RecipeHyper is as2's default for the variant, chosen on the WikiQA dev
-// set (never on test; see the README's ablations): the paper's, plus the
+// set (never on test; see notes/2026-11-22-compare-aggregate.md): the paper's, plus the
 // exact-match feature (the GloVe vectors as2 uses have none for numbers or
 // single letters, which then still match themselves), and dropout 0.3 on
 // the word vectors in place of dropout at the scorer.

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
+	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/train"
 )
 

@@ -26,10 +26,18 @@ epoch with the best dev MAP; --paper keeps the papers' model settings.`},
 		variant := v.name
 		model.Register(model.Arch[Hyper]{
 			Name: variant, Summary: v.summary, Help: v.help,
-			Recipe:   func() Hyper { return RecipeHyper(variant) },
-			Paper:    func() Hyper { return PaperHyper(variant) },
-			Flags:    flags,
-			Training: training,
+			Hyper:      func() Hyper { return RecipeHyper(variant) },
+			PaperHyper: func() Hyper { return PaperHyper(variant) },
+			Training:   training,
+			Validate: func(h Hyper) error {
+				if h.Clip == "" {
+					h.Clip = ClipNone
+				}
+				if h.RNN == "none" {
+					h.RNN = ""
+				}
+				return h.validate()
+			},
 			New: func(h Hyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
 				if h.Variant != variant {
 					return nil, fmt.Errorf("hyperparameters are for %q, the file says %q: the file is corrupt", h.Variant, variant)
@@ -39,24 +47,6 @@ epoch with the best dev MAP; --paper keeps the papers' model settings.`},
 			Describe: func(h Hyper) string { return model.DescribeRNN(h.RNN) },
 		})
 	}
-}
-
-// flags declares the flags that set the hyperparameters.
-func flags(fs model.FlagSet, h *Hyper) {
-	fs.StringVar(&h.RNN, "rnn", h.RNN, "layer over the candidates in document order: none, rnn, birnn, lstm, bilstm, gru, bigru")
-	fs.IntVar(&h.RNNHidden, "rnn-hidden", h.RNNHidden, "RNN hidden size (0: the paper's: input size, half per direction when bidirectional)")
-	fs.IntVar(&h.Filters, "filters", h.Filters, "aggregation filters per width")
-	fs.BoolVar(&h.ExactMatch, "exact-match", h.ExactMatch, "exact-match feature: the word itself occurs in the other sentence (false with --paper)")
-	fs.Float64Var(&h.Dropout, "dropout", h.Dropout, "dropout on the aggregated vectors (compclip --paper: 0.5)")
-	fs.Float64Var(&h.WordDropout, "word-dropout", h.WordDropout, "dropout on the word vectors (0 with --paper)")
-	fs.IntVar(&h.Hidden, "hidden", h.Hidden, "context representation size")
-	fs.IntSliceVar(&h.Widths, "widths", h.Widths, "aggregation filter widths, comma-separated")
-	fs.StringVar(&h.Compare, "compare", h.Compare, "comparison: mult or submult+nn")
-	fs.StringVar(&h.Clip, "attention-clip", h.Clip, "dynamic-clip attention: none, kmax or threshold")
-	fs.IntVar(&h.ClipK, "clip-k", h.ClipK, "words each word attends to under kmax")
-	fs.Float64Var(&h.ClipThreshold, "clip-threshold", h.ClipThreshold, "least attention weight kept under threshold")
-	fs.IntVar(&h.Clusters, "clusters", h.Clusters, "latent clustering memories (0: none; the paper: 8)")
-	fs.IntVar(&h.ClusterK, "cluster-k", h.ClusterK, "memories mixed per sentence (the paper: 6 for WikiQA, 4 for TrecQA)")
 }
 
 // training is as2's default training for these models, chosen on the

@@ -4,17 +4,19 @@ import (
 	"context"
 	"testing"
 
-	"github.com/as2/as2/model/modeltest/benchdata"
+	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/modeltest/benchdata"
 	"github.com/as2/as2/train"
 )
 
 // TestWikiQAAccuracy trains Cosinet_list+BiRNN on the real WikiQA train
-// split with the README's settings and seed 1, and checks its test MAP and
+// split with the settings of docs/results.md and seed 1, and checks its test MAP and
 // MRR (answered subset) against floors set just under the measured values,
 // so that an accuracy regression fails CI. It takes about half a minute on
 // two cores; -short skips it.
 func TestWikiQAAccuracy(t *testing.T) {
+	shareddata.Tier(t, shareddata.Quick)
 	if testing.Short() {
 		t.Skip("-short: skipping a training run")
 	}
@@ -24,7 +26,7 @@ func TestWikiQAAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The README's run: listwise, the recipe's training.
+	// The results table's run: listwise, the recipe's training.
 	sum, err := train.Train(context.Background(), m, trainQs, train.Options{Training: training(false, model.Listwise), Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text"
 )
 
@@ -21,14 +21,14 @@ const Architecture = "cosinet"
 
 // Hyper are Cosinet's hyperparameters, saved in the model file.
 type Hyper struct {
-	Filters      int     `json:"filters"`       // convolution filters per side (paper: 300)
-	Kernel       int     `json:"kernel"`        // convolution width (paper: 5)
-	Relatedness  bool    `json:"relatedness"`   // the max-cosine channel (paper: yes)
-	ExactMatch   bool    `json:"exact_match"`   // the exact-match channel
-	PairFeatures bool    `json:"pair_features"` // word overlap, IDF-weighted overlap and reciprocal rank at the scorer
-	RNN          string  `json:"rnn"`           // "", rnn, birnn, lstm, bilstm, gru, bigru
-	RNNHidden    int     `json:"rnn_hidden"`    // 0: the paper's sizes (input size; half per direction)
-	Dropout      float64 `json:"dropout"`       // on the pair vectors, in training
+	Filters      int     `json:"filters"`           // convolution filters per side (paper: 300)
+	Kernel       int     `json:"kernel"`            // convolution width (paper: 5)
+	Relatedness  bool    `json:"relatedness"`       // the max-cosine channel (paper: yes)
+	ExactMatch   bool    `json:"exact_match"`       // the exact-match channel
+	PairFeatures bool    `json:"pair_features"`     // word overlap, IDF-weighted overlap and reciprocal rank at the scorer
+	RNN          string  `json:"rnn" common:"true"` // "", rnn, birnn, lstm, bilstm, gru, bigru
+	RNNHidden    int     `json:"rnn_hidden"`        // 0: the paper's sizes (input size; half per direction)
+	Dropout      float64 `json:"dropout"`           // on the pair vectors, in training
 }
 
 // RNNKinds lists the accepted values of Hyper.RNN.

@@ -16,8 +16,8 @@ import (
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/train"
 )
 

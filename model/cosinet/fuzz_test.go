@@ -3,8 +3,8 @@ package cosinet
 import (
 	"testing"
 
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/modeltest"
 )
 
 // FuzzRead feeds model.Read mutated Cosinet files, one of each RNN kind.

@@ -17,27 +17,20 @@ the paper's Cosinet (300 filters of width 5, relatedness channel, BiRNN) plus
 an exact-match channel, overlap and reciprocal-rank features at the scorer,
 dropout 0.5, and 8 questions per step. --paper trains exactly the paper's
 model instead (one question per step, none of the additions).`,
-		Recipe:   RecipeHyper,
-		Paper:    PaperHyper,
-		Flags:    flags,
-		Training: training,
+		Hyper:      RecipeHyper,
+		PaperHyper: PaperHyper,
+		Training:   training,
+		Validate: func(h Hyper) error {
+			if h.RNN == "none" {
+				h.RNN = ""
+			}
+			return h.validate()
+		},
 		New: func(h Hyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
 			return New(h, enc, seed)
 		},
 		Describe: func(h Hyper) string { return model.DescribeRNN(h.RNN) },
 	})
-}
-
-// flags declares the flags that set Cosinet's hyperparameters.
-func flags(fs model.FlagSet, h *Hyper) {
-	fs.StringVar(&h.RNN, "rnn", h.RNN, "layer over the candidates in document order: none, rnn, birnn, lstm, bilstm, gru, bigru")
-	fs.IntVar(&h.RNNHidden, "rnn-hidden", h.RNNHidden, "RNN hidden size (0: the paper's: input size, half per direction when bidirectional)")
-	fs.IntVar(&h.Filters, "filters", h.Filters, "convolution filters per side")
-	fs.IntVar(&h.Kernel, "kernel", h.Kernel, "convolution width")
-	fs.BoolVar(&h.Relatedness, "relatedness", h.Relatedness, "max-cosine word relatedness channel (the paper's)")
-	fs.BoolVar(&h.ExactMatch, "exact-match", h.ExactMatch, "exact-match channel: the word itself occurs in the other sentence (false with --paper)")
-	fs.BoolVar(&h.PairFeatures, "pair-features", h.PairFeatures, "feed word overlap (plain and IDF-weighted) and reciprocal original rank to the scorer (false with --paper)")
-	fs.Float64Var(&h.Dropout, "dropout", h.Dropout, "dropout on the pair vectors (0 with --paper)")
 }
 
 // PaperHyper is Cosinet as the paper describes it (section 5.2): static
@@ -50,7 +43,7 @@ func PaperHyper() Hyper {
 // RecipeHyper is as2's default Cosinet: the paper's, plus the exact-match
 // channel, the overlap and reciprocal-rank pair features and dropout 0.5 on
 // the pair vectors. It was chosen on the WikiQA dev set (mean dev MAP over
-// seeds; see the README's ablations), never on test.
+// seeds; see notes/2026-11-22-cosinet.md), never on test.
 func RecipeHyper() Hyper {
 	h := PaperHyper()
 	h.ExactMatch, h.PairFeatures, h.Dropout = true, true, 0.5

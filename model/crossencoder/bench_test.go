@@ -12,7 +12,7 @@ import (
 // BenchmarkScore6x384 is the speed benchmark of the transformer issue: a
 // cross-encoder of MiniLM-L6's shape (6 layers, width 384, 12 heads, FFN
 // 1536) with random weights scoring 100 candidates of 128 tokens, the
-// shapes scripts/bench-pytorch-crossencoder.py runs on PyTorch. It reports
+// shapes scripts/reference/bench-pytorch-crossencoder.py runs on PyTorch. It reports
 // pairs/s.
 //
 //	go test -run '^$' -bench Score6x384 -benchtime 3x ./model/crossencoder/

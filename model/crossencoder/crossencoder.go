@@ -41,8 +41,8 @@ import (
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/text"
 )
 
@@ -62,9 +62,9 @@ const (
 
 // Hyper are the cross-encoder's hyperparameters.
 type Hyper struct {
-	Encoder string  `json:"encoder"` // the encoder kind, e.g. use-lite or bert
-	Pool    string  `json:"pool"`    // mean, max, attention, cls or pooler; "" chooses by encoder
-	Dropout float64 `json:"dropout"` // on the pooled vector, in training
+	Encoder string  `json:"encoder" recipe:"-"` // the encoder kind, e.g. use-lite or bert
+	Pool    string  `json:"pool"`               // mean, max, attention, cls or pooler; "" chooses by encoder
+	Dropout float64 `json:"dropout"`            // on the pooled vector, in training
 	// BatchTokens bounds a padded batch's positions (batch × longest).
 	BatchTokens int `json:"batch_tokens"`
 	// ExactMatch adds a learned embedding to the input of every piece that
@@ -303,7 +303,7 @@ func (n *net) markTable(tp *nn.Tape[float32]) *nn.Var[float32] {
 // question q and the candidate c, on both sides of the pair: the
 // exact-match feature of DrQA (Chen et al. 2017, section 3.1), on the
 // encoder's pieces. A two-layer transformer fine-tuned on a few thousand
-// questions matches words weakly (README, "The built-in model"); the mark
+// questions matches words weakly (notes/2026-11-24-default-exact-match.md); the mark
 // tells every layer which words the pair shares, as the lexical rankers
 // know it. Stopwords and punctuation get a mark of their own, as they
 // match almost everywhere. Other positions get -1, no mark.
@@ -462,7 +462,7 @@ func (n *net) forward(tp *nn.Tape[float32], in *input, infer bool) *nn.Var[float
 // until its backward: TrecQA TRAIN has questions of up to 576 candidates
 // (14,036 words of candidates), whose passes held several GB each. One epoch
 // on TrecQA TRAIN, listwise on 2 workers, peaked at 12.9 GiB of memory
-// in 73.5 s; recomputed past 4,096 positions, at 3.5 GiB in 80.2 s (README,
+// in 73.5 s; recomputed past 4,096 positions, at 3.5 GiB in 80.2 s (notes/2026-11-23-transformers.md,
 // "Training memory"). A question then holds one bucket at a time, for a
 // second forward pass over its buckets. A variable, so that tests can
 // force either path.
@@ -571,3 +571,17 @@ func (m *Model) Config() model.Config {
 // Tensors implements model.Model: the parameters (the encoder's among
 // them), then whatever the encoder keeps besides.
 func (m *Model) Tensors() []safetensors.Tensor { return model.NeuralTensors(m.ps, m.enc) }
+
+// Linears returns the linear layers int8 inference runs as int8 (see
+// package model/quant): the encoder's and the pooler's. The score layer,
+// one output wide, stays float32.
+func (m *Model) Linears() []*nn.Linear[float32] {
+	var ls []*nn.Linear[float32]
+	if e, ok := m.enc.(interface{ Linears() []*nn.Linear[float32] }); ok {
+		ls = e.Linears()
+	}
+	if m.pooler != nil {
+		ls = append(ls, m.pooler)
+	}
+	return ls
+}

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
+	"github.com/as2/as2/model/modeltest"
 )
 
 // FuzzRead feeds model.Read mutated cross-encoder files: over USE-Lite

@@ -1,10 +1,14 @@
 package crossencoder
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/encoder/roberta"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/model"
 )
@@ -27,13 +31,12 @@ BERT's smaller rates instead (--lr 2e-5 to 5e-5, Devlin et al. 2019).
 --exact-match (use-lite) adds a learned embedding to every piece that the
 question and the candidate share, one for content pieces and one for
 stopwords and punctuation (DrQA's exact-match feature, Chen et al. 2017);
-the README's "Exact-match marks" gives what it measured. --segments
+notes/2026-11-24-default-exact-match.md gives what it measured. --segments
 (use-lite) adds a learned embedding to every position of the candidate, as
 BERT's segment embedding does, which USE-Lite lacks.`,
-		Recipe:   Recipe,
-		Paper:    Recipe,
-		Flags:    flags,
-		Training: training,
+		Hyper:      Recipe,
+		PaperHyper: Recipe,
+		Training:   training,
 		New: func(h Hyper, enc encoder.Encoder[float32], seed uint64) (model.Neural, error) {
 			return New(h, enc, seed)
 		},
@@ -51,14 +54,6 @@ BERT's segment embedding does, which USE-Lite lacks.`,
 	})
 }
 
-func flags(fs model.FlagSet, h *Hyper) {
-	fs.StringVar(&h.Pool, "pool", h.Pool, "pooling: mean, max, attention (softmax(H·u)-weighted, u learnt from zero, where it is the mean), cls or pooler (none: pooler for a checkpoint that has one, cls for other BERT checkpoints, mean for use-lite)")
-	fs.Float64Var(&h.Dropout, "dropout", h.Dropout, "dropout on the pooled vector")
-	fs.IntVar(&h.BatchTokens, "batch-tokens", h.BatchTokens, "most positions (candidates x longest) in one padded batch")
-	fs.BoolVar(&h.ExactMatch, "exact-match", h.ExactMatch, "add a learned embedding to each piece the question and the candidate share (use-lite; DrQA's exact-match feature)")
-	fs.BoolVar(&h.Segments, "segments", h.Segments, "add a learned embedding to each position of the candidate (use-lite; BERT's segment embedding)")
-}
-
 // training is the fine-tuning recipe: a short schedule and a tight
 // gradient clip, as BERT's fine-tuning has, at the rate that was best for
 // USE-Lite on the WikiQA dev set (seed 1, 3 epochs, dev MAP pointwise /
@@ -69,18 +64,75 @@ func training(_ bool, obj model.Objective) model.Training {
 	return model.Training{Objective: obj, Epochs: 2, LR: 2e-4, Batch: 8, ClipNorm: 1, KeepBest: true}
 }
 
-// LoadHF is the ranker of a Hugging Face cross-encoder checkpoint folder
-// (BertForSequenceClassification: config.json, model.safetensors,
-// vocab.txt or tokenizer.json; e.g. an MS MARCO MiniLM reranker), scoring
-// with its own classifier, untrained by as2. A checkpoint without a
-// sequence classifier is an encoder to fine-tune, not a ranker.
+// LoadHF is the ranker of a Hugging Face cross-encoder checkpoint folder,
+// scoring with its own classifier, untrained by as2. config.json's
+// model_type and architectures choose the family: BERT
+// (BertForSequenceClassification: model.safetensors, vocab.txt or
+// tokenizer.json; e.g. an MS MARCO MiniLM reranker), RoBERTa or XLM-RoBERTa
+// (RobertaForSequenceClassification, XLMRobertaForSequenceClassification:
+// model.safetensors, tokenizer.json; e.g. bge-reranker-base). A checkpoint
+// without a sequence classifier is an encoder to fine-tune, not a ranker.
 func LoadHF(dir string) (*Model, error) {
-	enc, err := bert.LoadEncoder(dir)
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("hugging face checkpoint: %w", err)
+	}
+	var head *bert.Head
+	var enc encoder.PairEncoder
+	var arch string
+	switch family, err := hfFamily(cfg); {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "config.json"), err)
+	case family == roberta.Kind:
+		e, err := roberta.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		enc, head, arch = e, e.Head(), e.Config().Architecture
+	default:
+		e, err := bert.LoadEncoder(dir)
+		if err != nil {
+			return nil, err
+		}
+		enc, head, arch = e, e.Head(), e.Model().Config.Architecture
+	}
+	if head == nil || head.ClassifierW == nil {
+		return nil, fmt.Errorf("%s has no sequence classifier (architectures: %s): fine-tune it with as2 train --arch crossencoder --encoder hf:%s", dir, arch, dir)
+	}
+	if _, ok := enc.(*bert.Encoder); ok {
+		return New(Recipe(), enc, 1)
+	}
+	// New reads the head from a *bert.Encoder only; other families' heads,
+	// in the same layout, are set here.
+	h := Recipe()
+	h.Pool = PoolPooler
+	m, err := New(h, enc, 1)
 	if err != nil {
 		return nil, err
 	}
-	if enc.Head() == nil || enc.Head().ClassifierW == nil {
-		return nil, fmt.Errorf("%s has no sequence classifier (architectures: %s): fine-tune it with as2 train --arch crossencoder --encoder hf:%s", dir, enc.Model().Config.Architecture, dir)
+	copy(m.net.pooler.W.Value.Data, head.PoolerW.Data)
+	copy(m.net.pooler.B.Value.Data, head.PoolerB.Data)
+	if err := m.net.fromClassifier(head); err != nil {
+		return nil, err
 	}
-	return New(Recipe(), enc, 1)
+	return m, nil
+}
+
+// hfFamily names the encoder family a config.json declares: bert.Kind or
+// roberta.Kind, or an error naming the unknown model_type or architecture.
+func hfFamily(cfg []byte) (string, error) {
+	var r struct {
+		ModelType     string   `json:"model_type"`
+		Architectures []string `json:"architectures"`
+	}
+	if err := json.Unmarshal(cfg, &r); err != nil {
+		return "", err
+	}
+	if roberta.IsFamily(cfg) {
+		return roberta.Kind, nil
+	}
+	if r.ModelType == "" || r.ModelType == "bert" {
+		return bert.Kind, nil // bert.ParseConfig names an unknown architecture
+	}
+	return "", fmt.Errorf("model_type %q (architectures %q) is not supported: as2 reads bert, roberta and xlm-roberta checkpoints", r.ModelType, r.Architectures)
 }

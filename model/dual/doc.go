@@ -60,7 +60,7 @@
 // paper's plain kernel (Eq. 10) every target is nearly one-hot, a hard
 // label that is sometimes wrong, and says nothing of which other answers
 // are near. On a ReQA dev pool a temperature of 20 to 50 lifts ENDX-LSTM
-// above its dual encoder, where the plain kernel leaves it under (README);
+// above its dual encoder, where the plain kernel leaves it under (notes/2026-11-23-reqa-answer-retrieval.md);
 // 50 is the recipe's. Hyper.GAMDualTemp divides the dual side's inner
 // products in GAM the same way (distillation's softened student). A
 // transformer tower ends in LayerNorm, so its vectors cannot shrink to

@@ -11,8 +11,8 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // Name is the architecture's name in flags and model files.
@@ -39,18 +39,18 @@ const MaxLen = 512
 
 // Hyper are the hyperparameters, saved in the model file.
 type Hyper struct {
-	Layer       string  `json:"layer"`        // one of Layers
-	Hidden      int     `json:"hidden"`       // RNN size per direction, or the transformer's width; with LayerNone the encoder's width
-	TLayers     int     `json:"t_layers"`     // transformer layers (the paper: 2)
-	Heads       int     `json:"heads"`        // transformer self-attention heads
-	Shared      bool    `json:"shared"`       // one tower for questions and answers
-	Pool        string  `json:"pool"`         // PoolAttention, PoolMean or PoolEncoder
-	Hops        int     `json:"hops"`         // r, attention hops (Lin et al.)
-	AttnHidden  int     `json:"attn_hidden"`  // d_a, the attention's hidden size
-	Penalty     float64 `json:"penalty"`      // coefficient of Lin's ‖AAᵀ − I‖²_F; 0: none
-	WordDropout float64 `json:"word_dropout"` // dropout on the token states, in training
-	Encoder     string  `json:"encoder"`      // the encoder's kind
-	FineTune    bool    `json:"fine_tune"`    // train the encoder's weights too
+	Layer       string  `json:"layer"`                               // one of Layers
+	Hidden      int     `json:"hidden"`                              // RNN size per direction, or the transformer's width; with LayerNone the encoder's width
+	TLayers     int     `json:"t_layers"`                            // transformer layers (the paper: 2)
+	Heads       int     `json:"heads"`                               // transformer self-attention heads
+	Shared      bool    `json:"shared"`                              // one tower for questions and answers
+	Pool        string  `json:"pool"`                                // PoolAttention, PoolMean or PoolEncoder
+	Hops        int     `json:"hops"`                                // r, attention hops (Lin et al.)
+	AttnHidden  int     `json:"attn_hidden" flag:"attention-hidden"` // d_a, the attention's hidden size
+	Penalty     float64 `json:"penalty"`                             // coefficient of Lin's ‖AAᵀ − I‖²_F; 0: none
+	WordDropout float64 `json:"word_dropout"`                        // dropout on the token states, in training
+	Encoder     string  `json:"encoder" recipe:"-"`                  // the encoder's kind
+	FineTune    bool    `json:"fine_tune"`                           // train the encoder's weights too
 	// Scale multiplies the in-batch inner products in training (Eq. 1 and
 	// GAM's dual distributions; 0 means 1). Unit vectors, such as
 	// USE-Lite's head gives, score in [-1, 1], too flat a softmax without
@@ -59,16 +59,16 @@ type Hyper struct {
 
 	// ENDX (sections 3.3-3.5): the cross-encoder and GAM, in training.
 	ENDX       bool    `json:"endx"`
-	CrossHeads int     `json:"cross_heads"` // heads of the cross-attention (the paper: 12)
-	AlphaDual  float64 `json:"alpha_dual"`  // Eq. 13 (the paper: 0.25)
-	AlphaCross float64 `json:"alpha_cross"` // Eq. 13 (0.25)
-	AlphaGA    float64 `json:"alpha_ga"`    // Eq. 13 (0.5)
-	AlphaAQ    float64 `json:"alpha_aq"`    // Eq. 12, final α_{a|q} (0.5)
-	AlphaQA    float64 `json:"alpha_qa"`    // α_{q|a} (0.5)
-	AlphaQQ    float64 `json:"alpha_qq"`    // α_{q|q} (the paper prints 1e4)
-	AlphaAA    float64 `json:"alpha_aa"`    // α_{a|a} (the paper prints 1e4)
-	Ramp       float64 `json:"ramp"`        // epochs over which the α_x rise from 0 (5); 0: none
-	StopGrad   bool    `json:"stop_grad"`   // GAM's gradient does not reach the cross side
+	CrossHeads int     `json:"cross_heads"`                    // heads of the cross-attention (the paper: 12)
+	AlphaDual  float64 `json:"alpha_dual"`                     // Eq. 13 (the paper: 0.25)
+	AlphaCross float64 `json:"alpha_cross"`                    // Eq. 13 (0.25)
+	AlphaGA    float64 `json:"alpha_ga"`                       // Eq. 13 (0.5)
+	AlphaAQ    float64 `json:"alpha_aq" flag:"gam-aq"`         // Eq. 12, final α_{a|q} (0.5)
+	AlphaQA    float64 `json:"alpha_qa" flag:"gam-qa"`         // α_{q|a} (0.5)
+	AlphaQQ    float64 `json:"alpha_qq" flag:"gam-qq"`         // α_{q|q} (the paper prints 1e4)
+	AlphaAA    float64 `json:"alpha_aa" flag:"gam-aa"`         // α_{a|a} (the paper prints 1e4)
+	Ramp       float64 `json:"ramp" flag:"gam-ramp"`           // epochs over which the α_x rise from 0 (5); 0: none
+	StopGrad   bool    `json:"stop_grad" flag:"gam-stop-grad"` // GAM's gradient does not reach the cross side
 	// GAMStart is the epochs of training before GAM's ramp begins (as2's
 	// addition; 0, the paper's: from the start): the cross side, trained
 	// from scratch by L_cross, learns to rank before its geometry is a
@@ -125,7 +125,7 @@ func PaperHyper() Hyper {
 // cross-encoder on), with 6 cross-attention heads (a divisor of both 150
 // and 300, the widths of the RNNs and BiRNNs), α_{q|q} = α_{a|a} = 0.5
 // rather than the printed 1e4, and GAM's cross-side targets at temperature
-// 50, chosen on a ReQA dev pool (the README's "ENDX with a temperature":
+// 50, chosen on a ReQA dev pool (notes/2026-11-23-reqa-answer-retrieval.md, "ENDX with a temperature":
 // at the paper's kernel ENDX-LSTM falls under its dual encoder). A
 // transformer tower, which ends in LayerNorm, needs the dual side's
 // temperature too (--gam-dual-temperature 50); a BiLSTM does better
@@ -623,4 +623,15 @@ func (e Encoder) EncodeQuestion(ctx context.Context, text string) ([]float32, er
 		return nil, err
 	}
 	return vs[0], nil
+}
+
+// Linears returns the linear layers int8 inference runs as int8 (see
+// package model/quant): the encoder's, which hold the weights of a model
+// over a transformer (the built-in dual encoder is one). The towers' own
+// layers stay float32.
+func (m *Model) Linears() []*nn.Linear[float32] {
+	if e, ok := m.enc.(interface{ Linears() []*nn.Linear[float32] }); ok {
+		return e.Linears()
+	}
+	return nil
 }

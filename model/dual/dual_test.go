@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/index"
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
+	"github.com/as2/as2/index"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/nn/nntest"
 )

@@ -212,7 +212,7 @@ func TestStopGrad(t *testing.T) {
 }
 
 // headEncoder is a float64 encoder with weights and a sentence head, for
-// the gradient checks of fine-tuning: tinydata's projected vectors, and
+// the gradient checks of fine-tuning: encodertest's projected vectors, and
 // USE-Lite's kind of head (the mean, a tanh layer, l2 normalisation),
 // whose weights are the encoder's too.
 type headEncoder struct {

@@ -7,8 +7,8 @@ import (
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // Name is the architecture's name in flags and model files.
@@ -26,13 +26,13 @@ var Modes = []string{Pooling, Attention, Hash}
 
 // Hyper are the hyperparameters, saved in the model file.
 type Hyper struct {
-	Mode        string  `json:"mode"`         // Pooling, Attention or Hash
-	Hidden      int     `json:"hidden"`       // BiLSTM size per direction; D = 2·Hidden
-	AttnHidden  int     `json:"attn_hidden"`  // M, the attention's hidden size
-	Beta        float64 `json:"beta"`         // β of tanh(βV) (equation 1)
-	Delta       float64 `json:"delta"`        // δ, the binary constraint's coefficient
-	WordDropout float64 `json:"word_dropout"` // dropout on the token states, in training
-	Encoder     string  `json:"encoder"`      // the encoder's kind
+	Mode        string  `json:"mode" flag:"has-mode" common:"true"`  // Pooling, Attention or Hash
+	Hidden      int     `json:"hidden"`                              // BiLSTM size per direction; D = 2·Hidden
+	AttnHidden  int     `json:"attn_hidden" flag:"attention-hidden"` // M, the attention's hidden size
+	Beta        float64 `json:"beta"`                                // β of tanh(βV) (equation 1)
+	Delta       float64 `json:"delta"`                               // δ, the binary constraint's coefficient
+	WordDropout float64 `json:"word_dropout"`                        // dropout on the token states, in training
+	Encoder     string  `json:"encoder" recipe:"-"`                  // the encoder's kind
 	// HashTrain is how the hashing layer trains: HashTanh (or empty), the
 	// paper's relaxation, or HashSTE.
 	HashTrain string `json:"hash_train,omitempty"`

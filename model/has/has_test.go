@@ -8,9 +8,9 @@ import (
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/train"
 )
@@ -66,22 +66,28 @@ func TestValidate(t *testing.T) {
 
 func nan() float64 { z := 0.0; return z / z }
 
-// The registry builds the architecture from its flags.
-func TestRegistryFlags(t *testing.T) {
+// The registry builds the architecture from a recipe's typed values.
+func TestRegistryRecipe(t *testing.T) {
 	a, err := model.Lookup(Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := a.New(false, map[string]string{"has-mode": "attention", "beta": "2", "delta": "1e-5", "hidden": "3", "attention-hidden": "2"}, encodertest.Static[float32](t), 1)
+	r := a.Recipe(false, model.TripletHinge{Margin: 0.1})
+	h := r.Hyper.(*Hyper)
+	h.Mode, h.Beta, h.Delta, h.Hidden, h.AttnHidden = Attention, 2, 1e-5, 3, 2
+	m, err := a.New(r, encodertest.Static[float32](t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := m.(*Model).Hyper()
-	if h.Mode != Attention || h.Beta != 2 || h.Delta != 1e-5 || h.Hidden != 3 || h.AttnHidden != 2 {
-		t.Fatalf("hyper %+v", h)
+	// The model records its encoder's kind, which the recipe leaves out.
+	want := *h
+	want.Encoder = "static"
+	if got := m.(*Model).Hyper(); got != want {
+		t.Fatalf("hyper %+v, want %+v", got, want)
 	}
-	if _, err := a.New(false, map[string]string{"has-mode": "nope"}, encodertest.Static[float32](t), 1); err == nil {
-		t.Fatal("bad mode accepted")
+	h.Mode = "nope"
+	if _, err := a.New(r, encodertest.Static[float32](t)); err == nil || !strings.Contains(err.Error(), `hyperparameters: mode "nope"`) {
+		t.Fatalf("bad mode: %v", err)
 	}
 	if got := a.Describe(m); got != Attention {
 		t.Fatalf("Describe %q", got)

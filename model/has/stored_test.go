@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/as2/as2/index"
 	"github.com/as2/as2/encoder/encodertest"
+	"github.com/as2/as2/index"
 	"github.com/as2/as2/nn"
 )
 

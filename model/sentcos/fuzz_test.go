@@ -3,8 +3,8 @@ package sentcos
 import (
 	"testing"
 
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
+	"github.com/as2/as2/model/modeltest"
 )
 
 // FuzzRead feeds model.Read mutated zero-shot model files.

@@ -18,8 +18,8 @@ import (
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/model"
-	"github.com/as2/as2/safetensors"
 	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
 )
 
 // Name is the architecture's name.
@@ -27,7 +27,7 @@ const Name = "sentence-cosine"
 
 // Hyper records the encoder kind.
 type Hyper struct {
-	Encoder string `json:"encoder"`
+	Encoder string `json:"encoder" recipe:"-"`
 }
 
 // Model scores candidates by cosine similarity of USE-Lite sentence
@@ -55,9 +55,8 @@ func init() {
 		Help: `sentence-cosine scores a candidate by the cosine of its USE-Lite sentence
 vector with the question's, untrained (the ENDX paper's USE-QA baseline, with
 USE-Lite). Write it with as2 import use-lite --out use.as2 rather than train it.`,
-		Recipe: func() Hyper { return Hyper{} },
-		Paper:  func() Hyper { return Hyper{} },
-		Flags:  func(model.FlagSet, *Hyper) {},
+		Hyper:      func() Hyper { return Hyper{} },
+		PaperHyper: func() Hyper { return Hyper{} },
 		Training: func(_ bool, obj model.Objective) model.Training {
 			return model.Training{Objective: obj, Epochs: 1, LR: 1e-3, Batch: 8}
 		},

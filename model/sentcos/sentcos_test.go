@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/as2/as2/model/modeltest"
 	"github.com/as2/as2/encoder/encodertest"
+	"github.com/as2/as2/model/modeltest"
 )
 
 // The zero-shot ranker scores by cosine (in [-1, 1], 1 for the question

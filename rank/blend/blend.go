@@ -4,7 +4,7 @@
 // does this with its CNN-Cnt (Yang et al. 2015, section 5.1: the CNN's
 // score and word-count features in a logistic regression); as2's built-in
 // model blends its cross-encoder with lexical overlap and BM25, which hold
-// up on text unlike the training data (see the README's cross-dataset
+// up on text unlike the training data (see docs/results.md's cross-dataset
 // table).
 //
 // A Spec, the JSON file form, names the rankers as cascades do (a
@@ -108,6 +108,13 @@ func ReadSpec(r io.Reader) (Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// WriteSpec writes s as indented JSON, which ReadSpec reads back.
+func WriteSpec(w io.Writer, s Spec) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
 }
 
 // Build returns the Blend of s, each ranker made by resolve.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,6 +275,22 @@ func TestFitCVErrors(t *testing.T) {
 	} {
 		if _, _, err := FitCV(context.Background(), rs, tc.qs, Options{}, tc.k, tc.grid); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("k %d, grid %v: %v, want %q", tc.k, tc.grid, err, tc.want)
+		}
+	}
+}
+
+func TestWriteSpecReadsBack(t *testing.T) {
+	for _, s := range []Spec{
+		{Rankers: []string{"wo"}, Weights: []float64{1}},
+		{Rankers: []string{"wo", "sub/m.as2"}, Weights: []float64{-0.5, 2.25}, Bias: 1e-3},
+	} {
+		var b strings.Builder
+		if err := WriteSpec(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadSpec(strings.NewReader(b.String()))
+		if err != nil || !reflect.DeepEqual(got, s) {
+			t.Errorf("%+v: read back %+v, %v\n%s", s, got, err, b.String())
 		}
 	}
 }

@@ -14,10 +14,12 @@ package cascade
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"text/tabwriter"
 	"time"
 
 	"github.com/as2/as2/dataset"
@@ -163,4 +165,15 @@ func Parse(spec string, resolve Resolver) (*Cascade, error) {
 		stages = append(stages, &Stage{Name: name, Ranker: r, K: k})
 	}
 	return New(stages...)
+}
+
+// WriteStats writes Stats as a table: each stage's k, the questions and
+// candidates it scored, and its mean latency per question.
+func (c *Cascade) WriteStats(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "stage\tk\tquestions\tcandidates scored\tmean latency per question")
+	for i, st := range c.Stats() {
+		fmt.Fprintf(tw, "%d %s\t%d\t%d\t%d\t%s\n", i+1, st.Name, st.K, st.Calls, st.Pairs, st.Latency)
+	}
+	return tw.Flush()
 }

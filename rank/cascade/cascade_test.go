@@ -108,3 +108,29 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteStats(t *testing.T) {
+	first := &byText{score: map[string]float64{"a": 1, "b": 5, "c": 4}}
+	last := &byText{score: map[string]float64{"b": 1, "c": 2}}
+	c, err := New(&Stage{Name: "first", Ranker: first, K: 2}, &Stage{Name: "last", Ranker: last})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := c.Score(context.Background(), question(3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	if err := c.WriteStats(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	// Two questions: the first stage scored 3 candidates each, the last
+	// the 2 passed on.
+	for i, want := range []string{"stage    k  questions  candidates scored  mean latency per question", "1 first  2  2          6", "2 last   0  2          4"} {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d: got %q, want %q...\n%s", i, lines[min(i, len(lines)-1)], want, b.String())
+		}
+	}
+}

@@ -33,14 +33,14 @@
 // sentences, 100 SQuAD questions, 60 hard cases: accents, CJK, Hangul,
 // emoji, digits and times, punctuation runs, runs of spaces, tabs, the empty
 // string, unknown characters, the null-scored colon pieces) with the ids
-// that the runtime itself gives (scripts/use-lite/tokenize-reference.mjs,
+// that the runtime itself gives (scripts/reference/use-lite/tokenize-reference.mjs,
 // node 20). All 300 agree (TestUSELiteReference; it unpacks vocab.json from
 // the npm tarball in shared/ and skips when shared/ is absent). Replacing
 // the runtime's ">=" by ">" breaks one of them; the UTF-16 backtracking
 // never matters for this vocabulary (no piece has an astral character).
 //
 // testdata/spm-unigram.json holds a unigram model of 800 pieces trained by
-// scripts/sentencepiece-reference.py with Debian's python3-sentencepiece
+// scripts/reference/sentencepiece-reference.py with Debian's python3-sentencepiece
 // 0.1.97 on WikiQA sentences, and spm's pieces and ids for 208 sentences
 // (103 WikiQA, 70 SQuAD, 35 hard cases): all 208 agree
 // (TestSentencePieceReference, which needs nothing from shared/).

@@ -47,7 +47,7 @@ func readJSON(tb testing.TB, path string, v any) {
 }
 
 // TestUSELiteReference checks every sentence of the fixture that
-// scripts/use-lite/tokenize-reference.mjs wrote with the model's own
+// scripts/reference/use-lite/tokenize-reference.mjs wrote with the model's own
 // JavaScript runtime.
 func TestUSELiteReference(t *testing.T) {
 	tok := useLite(t)
@@ -107,7 +107,7 @@ func spmTokenizer(tb testing.TB) (*Tokenizer, spmFixture) {
 
 // TestSentencePieceReference checks the segmentation (pieces and ids) that
 // Debian's python3-sentencepiece gave with a tiny unigram model, written by
-// scripts/sentencepiece-reference.py.
+// scripts/reference/sentencepiece-reference.py.
 func TestSentencePieceReference(t *testing.T) {
 	tok, fx := spmTokenizer(t)
 	if len(fx.Cases) < 200 {

@@ -35,7 +35,7 @@
 //
 // # Agreement and speed
 //
-// scripts/wordpiece-reference.py implements the published algorithm in
+// scripts/reference/wordpiece-reference.py implements the published algorithm in
 // Python (standard library only) and wrote testdata/bert-uncased-ids.json:
 // 326 sentences (WikiQA, SQuAD questions and paragraphs, TrecQA, and 60 hard
 // cases: accents, CJK, Hangul, emoji, controls, zero-width characters, long

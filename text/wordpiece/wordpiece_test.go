@@ -30,7 +30,7 @@ type fixture struct {
 }
 
 // TestBERTReference compares every sentence of the fixture written by
-// scripts/wordpiece-reference.py (the published BERT algorithm in Python).
+// scripts/reference/wordpiece-reference.py (the published BERT algorithm in Python).
 func TestBERTReference(t *testing.T) {
 	tok := bertVocab(t)
 	if !tok.Lowercase() {

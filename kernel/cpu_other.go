@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// detect: without the amd64 kernels only the generic path exists.
+func detect() Features { return Features{} }

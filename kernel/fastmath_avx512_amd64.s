@@ -1,0 +1,158 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The AVX-512 exponential and GELU: fastmath_amd64.s's polynomials 16 at
+// a time, the constants broadcast into registers once (rows of c as in
+// fastmath_amd64.go, 32 bytes apart), the last n mod 16 values under a
+// mask (K1) so that the whole slice is done here.
+
+#define TAILMASK \
+	MOVQ CX, AX \
+	ANDQ $15, AX \
+	MOVL $1, DX \
+	SHLXL AX, DX, DX \
+	DECL DX \
+	KMOVW DX, K1
+
+// EXPSTEP computes Z2 = exp(scale·(Z0 − m)) for Z0 (clobbers Z0, Z1, Z3).
+#define EXPSTEP \
+	VSUBPS Z12, Z0, Z0 \
+	VMULPS Z11, Z0, Z0 \
+	VMAXPS Z0, Z13, Z0 \
+	VMINPS Z0, Z14, Z0 \
+	VMOVAPS Z16, Z1 \
+	VFMADD231PS Z15, Z0, Z1 \
+	VRNDSCALEPS $1, Z1, Z1 \
+	VFNMADD231PS Z17, Z1, Z0 \
+	VFNMADD231PS Z18, Z1, Z0 \
+	VMOVAPS Z19, Z2 \
+	VFMADD213PS Z20, Z0, Z2 \
+	VFMADD213PS Z21, Z0, Z2 \
+	VFMADD213PS Z22, Z0, Z2 \
+	VFMADD213PS Z23, Z0, Z2 \
+	VFMADD213PS Z24, Z0, Z2 \
+	VMULPS Z0, Z0, Z3 \
+	VFMADD213PS Z0, Z3, Z2 \
+	VADDPS Z25, Z2, Z2 \
+	VCVTTPS2DQ Z1, Z1 \
+	VPADDD Z26, Z1, Z1 \
+	VPSLLD $23, Z1, Z1 \
+	VMULPS Z1, Z2, Z2
+
+// func expZ(n int, dst, src *float32, scale, m float32, c *[expRows][8]float32) float32
+// dst[i] = exp(scale·(src[i] − m)) for i < n; returns Σ dst[i].
+TEXT ·expZ(SB), NOSPLIT, $0-44
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VBROADCASTSS scale+24(FP), Z11
+	VBROADCASTSS m+28(FP), Z12
+	MOVQ c+32(FP), BX
+	VBROADCASTSS 0(BX), Z13   // -87
+	VBROADCASTSS 32(BX), Z14  // 88
+	VBROADCASTSS 64(BX), Z15  // log2(e)
+	VBROADCASTSS 96(BX), Z16  // 0.5
+	VBROADCASTSS 128(BX), Z17 // C1
+	VBROADCASTSS 160(BX), Z18 // C2
+	VBROADCASTSS 192(BX), Z19 // c0
+	VBROADCASTSS 224(BX), Z20
+	VBROADCASTSS 256(BX), Z21
+	VBROADCASTSS 288(BX), Z22
+	VBROADCASTSS 320(BX), Z23
+	VBROADCASTSS 352(BX), Z24 // c5
+	VBROADCASTSS 384(BX), Z25 // 1
+	VPBROADCASTD 416(BX), Z26 // 127
+	VPXORD Z4, Z4, Z4
+	TAILMASK
+	SHRQ $4, CX
+	JZ expztail
+expzloop:
+	VMOVUPS (SI), Z0
+	EXPSTEP
+	VMOVUPS Z2, (DI)
+	VADDPS Z2, Z4, Z4
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ expzloop
+expztail:
+	VMOVUPS.Z (SI), K1, Z0
+	EXPSTEP
+	VMOVUPS Z2, K1, (DI)
+	VADDPS Z2, Z4, K1, Z4
+	VEXTRACTF64X4 $1, Z4, Y5
+	VADDPS Y5, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS X5, X4, X4
+	VHADDPS X4, X4, X4
+	VHADDPS X4, X4, X4
+	VMOVSS X4, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// GELUSTEP computes Z3 = GELU(Z0) (clobbers Z1, Z2, Z4).
+#define GELUSTEP \
+	VMULPS Z13, Z0, Z1 \
+	VMAXPS Z1, Z14, Z1 \
+	VMINPS Z1, Z15, Z1 \
+	VMULPS Z1, Z1, Z2 \
+	VMOVAPS Z16, Z3 \
+	VFMADD213PS Z17, Z2, Z3 \
+	VFMADD213PS Z18, Z2, Z3 \
+	VFMADD213PS Z19, Z2, Z3 \
+	VFMADD213PS Z20, Z2, Z3 \
+	VFMADD213PS Z21, Z2, Z3 \
+	VFMADD213PS Z22, Z2, Z3 \
+	VMOVAPS Z23, Z4 \
+	VFMADD213PS Z24, Z2, Z4 \
+	VFMADD213PS Z25, Z2, Z4 \
+	VFMADD213PS Z26, Z2, Z4 \
+	VFMADD213PS Z27, Z2, Z4 \
+	VMULPS Z1, Z3, Z3 \
+	VDIVPS Z4, Z3, Z3 \
+	VADDPS Z28, Z3, Z3 \
+	VMULPS Z0, Z3, Z3 \
+	VMULPS Z29, Z3, Z3
+
+// func geluZ(n int, dst, src *float32, c *[geluRows][8]float32)
+// dst[i] = GELU(src[i]) for i < n.
+TEXT ·geluZ(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ c+24(FP), BX
+	VBROADCASTSS 0(BX), Z13   // 1/√2
+	VBROADCASTSS 32(BX), Z14  // -4
+	VBROADCASTSS 64(BX), Z15  // 4
+	VBROADCASTSS 96(BX), Z16  // p0
+	VBROADCASTSS 128(BX), Z17
+	VBROADCASTSS 160(BX), Z18
+	VBROADCASTSS 192(BX), Z19
+	VBROADCASTSS 224(BX), Z20
+	VBROADCASTSS 256(BX), Z21
+	VBROADCASTSS 288(BX), Z22 // p6
+	VBROADCASTSS 320(BX), Z23 // q0
+	VBROADCASTSS 352(BX), Z24
+	VBROADCASTSS 384(BX), Z25
+	VBROADCASTSS 416(BX), Z26
+	VBROADCASTSS 448(BX), Z27 // q4
+	VBROADCASTSS 480(BX), Z28 // 1
+	VBROADCASTSS 512(BX), Z29 // 1/2
+	TAILMASK
+	SHRQ $4, CX
+	JZ geluztail
+geluzloop:
+	VMOVUPS (SI), Z0
+	GELUSTEP
+	VMOVUPS Z3, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ geluzloop
+geluztail:
+	VMOVUPS.Z (SI), K1, Z0
+	GELUSTEP
+	VMOVUPS Z3, K1, (DI)
+	VZEROUPPER
+	RET

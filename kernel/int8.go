@@ -1,0 +1,279 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// The int8 GEMM: C = A·Wᵀ (+ beta·C) with W held as int8 and one float32
+// scale per output, A float32 quantised per row at run time, and the
+// products summed exactly in int32.
+//
+// Arithmetic, the same on every path: each row i of A gets the scale
+// a_i = max|A[i,:]|/127 and the int8 values q = round(A/a_i) in −127..127;
+// weights are −127..127 too (−128 is refused). The AVX2 path multiplies
+// with VPMADDUBSW, whose u8×s8 pair sums saturate at int16: it feeds |q|
+// as the unsigned operand and w with q's sign as the signed one
+// (VPABSB/VPSIGNB), so a pair sums to at most 2·127·127 = 32258 and never
+// saturates. The VNNI path's VPDPBUSD sums into int32 directly and does
+// not saturate either; it takes u = q + 128 (0..255) as the unsigned
+// operand and subtracts 128·Σ_l W[j,l], summed once at packing. Both give
+// exactly Σ_l q[i,l]·W[j,l], as the generic path does, so every path's
+// int32 sums are equal and only the float scaling can round.
+
+// Int8Matrix is an int8 weight matrix packed for the int8 GEMM: n outputs
+// by k inputs, in panels of 32 outputs, each panel k/4 groups of 32×4
+// bytes (the four inputs of one output side by side, as VPDPBUSD and
+// VPMADDWD sum them), k rounded up to 4 and n to 32 with zeros. Make one
+// with NewInt8Matrix, NewInt8MatrixT or QuantizeInt8Matrix; it is
+// read-only after, so goroutines may share it.
+type Int8Matrix struct {
+	n, k   int
+	kp     int    // k rounded up to a multiple of 4
+	packed []int8 // ⌈n/32⌉ panels of kp·32 bytes
+	// scale, per output (n rounded up to 32, zeros past n):
+	// W[j,l] = scale[j]·w[j,l].
+	scale []float32
+	// inScale, when set, scales input l (NewInt8MatrixT's per-input
+	// scales): folded into A before A is quantised.
+	inScale []float32
+	corr    []int32 // 128·Σ_l w[j,l], the VNNI path's +128 offset (n rounded up to 32)
+}
+
+// int8Panel is the number of outputs a packed panel holds.
+const int8Panel = 32
+
+// Dims returns the number of outputs n and of inputs k.
+func (w *Int8Matrix) Dims() (n, k int) { return w.n, w.k }
+
+// NewInt8Matrix packs q, n rows of k int8 weights (row j is output j, as a
+// PyTorch Linear's [out, in] weight), with W[j,l] = scales[j]·q[j·k+l].
+func NewInt8Matrix(q []int8, scales []float32, n, k int) (*Int8Matrix, error) {
+	if n <= 0 || k <= 0 || len(q) != n*k || len(scales) != n {
+		return nil, fmt.Errorf("kernel: NewInt8Matrix: %d weights and %d scales for %d×%d", len(q), len(scales), n, k)
+	}
+	w := newInt8Matrix(n, k)
+	copy(w.scale, scales)
+	for j := 0; j < n; j++ {
+		for l := 0; l < k; l++ {
+			if err := w.set(j, l, q[j*k+l]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return w, nil
+}
+
+// NewInt8MatrixT packs q, k rows of n int8 weights (row l is input l, as
+// nn's Linear [in, out] and as model files store such a matrix, with one
+// scale per row), with W[j,l] = scales[l]·q[l·n+j]: the scales multiply A's
+// columns before A is quantised, which costs nothing in the products.
+func NewInt8MatrixT(q []int8, scales []float32, k, n int) (*Int8Matrix, error) {
+	if n <= 0 || k <= 0 || len(q) != n*k || len(scales) != k {
+		return nil, fmt.Errorf("kernel: NewInt8MatrixT: %d weights and %d scales for %d×%d", len(q), len(scales), k, n)
+	}
+	w := newInt8Matrix(n, k)
+	for j := range n {
+		w.scale[j] = 1
+	}
+	w.inScale = append([]float32(nil), scales...)
+	for l := 0; l < k; l++ {
+		for j := 0; j < n; j++ {
+			if err := w.set(j, l, q[l*n+j]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return w, nil
+}
+
+// QuantizeInt8Matrix rounds w, n rows of k float32 weights, to int8 with
+// one symmetric scale per row (max|row|/127), as model.WriteInt8 does.
+func QuantizeInt8Matrix(w []float32, n, k int) (*Int8Matrix, error) {
+	if n <= 0 || k <= 0 || len(w) != n*k {
+		return nil, fmt.Errorf("kernel: QuantizeInt8Matrix: %d weights for %d×%d", len(w), n, k)
+	}
+	q := make([]int8, n*k)
+	scales := make([]float32, n)
+	for j := 0; j < n; j++ {
+		scales[j] = quantizeRow(q[j*k:(j+1)*k], w[j*k:(j+1)*k], nil, 0)
+	}
+	return NewInt8Matrix(q, scales, n, k)
+}
+
+func newInt8Matrix(n, k int) *Int8Matrix {
+	kp := (k + 3) &^ 3
+	panels := (n + int8Panel - 1) / int8Panel
+	return &Int8Matrix{n: n, k: k, kp: kp, packed: make([]int8, panels*kp*int8Panel),
+		scale: make([]float32, panels*int8Panel), corr: make([]int32, panels*int8Panel)}
+}
+
+// errInt8Min: −128 has no negation in int8, which the AVX2 path needs.
+var errInt8Min = errors.New("weight −128: the int8 GEMM takes −127..127")
+
+// set stores w[j,l] = v.
+func (w *Int8Matrix) set(j, l int, v int8) error {
+	if v == math.MinInt8 {
+		return fmt.Errorf("kernel: int8 matrix [%d,%d]: %w", j, l, errInt8Min)
+	}
+	p, c := j/int8Panel, j%int8Panel
+	w.packed[p*w.kp*int8Panel+(l/4)*int8Panel*4+c*4+l%4] = v
+	w.corr[j] += 128 * int32(v)
+	return nil
+}
+
+// quantizeRow rounds x (times in, when given) to q in −127..127, ties to
+// even, with the scale max|x|/127, which it returns (0 for a zero row,
+// NaN or +Inf, propagating to the outputs, for a row holding them), and
+// stores q ^ flip (flip −128 gives VNNI's q + 128); q may be longer than
+// x, its tail left as is.
+func quantizeRow(q []int8, x, in []float32, flip int8) float32 {
+	if in == nil {
+		if s, ok := quantizeRowAsm(q, x, flip); ok {
+			return s
+		}
+	}
+	return quantizeRowGo(q, x, in, flip)
+}
+
+// quantizeRowGo is quantizeRow on the generic path.
+func quantizeRowGo(q []int8, x, in []float32, flip int8) float32 {
+	var amax float32
+	for l, v := range x {
+		if in != nil {
+			v *= in[l]
+		}
+		if v < 0 {
+			v = -v
+		}
+		if v > amax {
+			amax = v
+		} else if v != v {
+			amax = v
+			break
+		}
+	}
+	if amax == 0 || amax != amax || amax > math.MaxFloat32 {
+		for l := range x {
+			q[l] = flip
+		}
+		return amax
+	}
+	inv := 127 / amax
+	for l, v := range x {
+		if in != nil {
+			v *= in[l]
+		}
+		// |v·inv| ≤ 127: rounding cannot pass it.
+		q[l] = int8(math.RoundToEven(float64(v*inv))) ^ flip
+	}
+	return amax / 127
+}
+
+// int8Scratch holds a call's quantised rows and int32 tile.
+type int8Scratch struct {
+	q     []int8
+	scale []float32
+	acc   []int32
+}
+
+var int8Pool = sync.Pool{New: func() any { return new(int8Scratch) }}
+
+// int8Rows is the row tile of every path: A is quantised into a buffer of
+// m rounded up to it, the padding rows computed and dropped.
+const int8Rows = 8
+
+// GemmInt8 computes C = A·Wᵀ + beta·C (row-major; A m×k with stride lda, C
+// m×n with stride ldc; with NewInt8MatrixT's weights, A·W): A is quantised
+// per row to int8, multiplied with W's int8 in int32 on the widest path
+// the CPU runs (AVX-512 VNNI, AVX2, or Go), and scaled back. The error
+// against A times W's float values is at most a_i/2·Σ_l |W[j,l]| per
+// output, a_i = max|A[i,:]|/127 (plus float32 rounding in the scaling).
+// beta = 0 overwrites C, whatever it held.
+func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, beta float32, c []float32, ldc int) {
+	if m <= 0 {
+		return
+	}
+	n, k, kp := w.n, w.k, w.kp
+	_, _ = a[(m-1)*lda+k-1], c[(m-1)*ldc+n-1]
+	mp := (m + int8Rows - 1) / int8Rows * int8Rows
+	s := int8Pool.Get().(*int8Scratch)
+	defer int8Pool.Put(s)
+	s.q = grow(s.q, mp*kp)
+	s.scale = grow(s.scale, mp)
+	vnni := hasVNNI && int8Asm
+	var flip int8
+	if vnni {
+		flip = -128 // VPDPBUSD's unsigned operand: q + 128
+	}
+	for i := 0; i < m; i++ {
+		row := s.q[i*kp : (i+1)*kp]
+		clear(row[k:]) // against zero weights: any value would do
+		s.scale[i] = quantizeRow(row, a[i*lda:i*lda+k], w.inScale, flip)
+	}
+	clear(s.q[m*kp:]) // padding rows, computed and dropped
+	clear(s.scale[m:])
+	if vnni {
+		gemmInt8VNNI(m, s.q, s.scale, w, beta, c, ldc)
+		return
+	}
+	s.acc = grow(s.acc, int8Rows*int8Panel)
+	acc := s.acc
+	for p := 0; p*int8Panel < n; p++ {
+		panel := w.packed[p*kp*int8Panel : (p+1)*kp*int8Panel]
+		cols := min(int8Panel, n-p*int8Panel)
+		for i := 0; i < m; i += int8Rows {
+			if HasAVX2FMA && int8Asm {
+				int8TileAVX2(kp, s.q[i*kp:], panel, acc)
+			} else {
+				int8TileGo(kp, s.q[i*kp:], panel, acc)
+			}
+			for r := 0; r < min(int8Rows, m-i); r++ {
+				sa := s.scale[i+r]
+				cr := c[(i+r)*ldc+p*int8Panel : (i+r)*ldc+p*int8Panel+cols]
+				ws := w.scale[p*int8Panel : p*int8Panel+cols]
+				ar := acc[r*int8Panel : r*int8Panel+cols]
+				if beta == 0 {
+					for jj, v := range ar {
+						cr[jj] = float32(v) * sa * ws[jj]
+					}
+				} else {
+					for jj, v := range ar {
+						cr[jj] = float32(v)*sa*ws[jj] + beta*cr[jj]
+					}
+				}
+			}
+		}
+	}
+}
+
+// int8TileGo sets acc[r·32+c] = Σ_l q[r·kp+l]·panel's output c at input l
+// for the int8Rows rows of q: the generic path, and the reference the
+// others are tested against.
+func int8TileGo(kp int, q []int8, panel []int8, acc []int32) {
+	for r := 0; r < int8Rows; r++ {
+		row := q[r*kp : (r+1)*kp]
+		out := acc[r*int8Panel : (r+1)*int8Panel]
+		clear(out)
+		for g := 0; g < kp/4; g++ {
+			a0, a1, a2, a3 := int32(row[4*g]), int32(row[4*g+1]), int32(row[4*g+2]), int32(row[4*g+3])
+			if a0|a1|a2|a3 == 0 {
+				continue
+			}
+			grp := panel[g*int8Panel*4 : (g+1)*int8Panel*4]
+			for c := range out {
+				b := grp[c*4 : c*4+4]
+				out[c] += a0*int32(b[0]) + a1*int32(b[1]) + a2*int32(b[2]) + a3*int32(b[3])
+			}
+		}
+	}
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,97 @@
+//go:build amd64 && !purego
+
+package kernel
+
+import (
+	"math"
+	"unsafe"
+)
+
+// int8Asm: the amd64 build has the int8 tiles of int8_amd64.s.
+const int8Asm = true
+
+//go:noescape
+func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, rows int, mask uint32, beta float32)
+
+//go:noescape
+func int8AVX2x2x32(kg int, q *int8, lda int, panel *int8, out *int32)
+
+// gemmInt8VNNI is GemmInt8's product on the AVX-512 VNNI path: u holds
+// the quantised rows plus 128 (mp rows of kp bytes), and the kernel
+// scales its sums into C itself.
+func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, beta float32, c []float32, ldc int) {
+	n, kp := w.n, w.kp
+	_ = u[(m+int8Rows-1)/int8Rows*int8Rows*kp-1]
+	for p := 0; p*int8Panel < n; p++ {
+		j := p * int8Panel
+		mask := ^uint32(0)
+		if cols := n - j; cols < int8Panel {
+			mask = 1<<cols - 1
+		}
+		panel := &w.packed[p*kp*int8Panel]
+		for i := 0; i < m; i += int8Rows {
+			int8VNNI8x32(kp/4, (*uint8)(unsafe.Pointer(&u[i*kp])), kp, panel, &c[i*ldc+j], ldc,
+				&scale[i], &w.scale[j], &w.corr[j], min(int8Rows, m-i), mask, beta)
+		}
+	}
+}
+
+// int8TileAVX2 is int8TileGo on the AVX2 path, two rows a call.
+func int8TileAVX2(kp int, q []int8, panel []int8, acc []int32) {
+	_ = q[(int8Rows-1)*kp+kp-1]
+	_ = acc[int8Rows*int8Panel-1]
+	for r := 0; r < int8Rows; r += 2 {
+		int8AVX2x2x32(kp/4, &q[r*kp], kp, &panel[0], &acc[r*int8Panel])
+	}
+}
+
+//go:noescape
+func absMaxBitsZ(n int, x *float32) uint32
+
+//go:noescape
+func quantZ(n int, x *float32, inv float32, q *int8, flip uint32)
+
+//go:noescape
+func absMaxBitsAVX2(n int, x *float32) uint32
+
+//go:noescape
+func quantAVX2(n int, x *float32, inv float32, q *int8, flip uint32)
+
+// quantizeRowAsm is quantizeRow (without in) on the AVX-512 path, or on
+// the AVX2 path with the last len(x) mod 8 values in Go; it reports
+// false where it does not apply.
+func quantizeRowAsm(q []int8, x []float32, flip int8) (float32, bool) {
+	n := len(x)
+	if !HasAVX2FMA || n < 8 {
+		return 0, false
+	}
+	_ = q[n-1]
+	var bits uint32
+	n8 := n &^ 7
+	if HasAVX512 {
+		bits = absMaxBitsZ(n, &x[0])
+	} else {
+		bits = absMaxBitsAVX2(n8, &x[0])
+		for _, v := range x[n8:] {
+			bits = max(bits, math.Float32bits(v)&0x7fffffff)
+		}
+	}
+	amax := math.Float32frombits(bits)
+	if amax == 0 || amax != amax || amax > math.MaxFloat32 {
+		for l := range x {
+			q[l] = flip
+		}
+		return amax, true
+	}
+	inv := 127 / amax
+	f := uint32(uint8(flip)) * 0x01010101
+	if HasAVX512 {
+		quantZ(n, &x[0], inv, &q[0], f)
+		return amax / 127, true
+	}
+	quantAVX2(n8, &x[0], inv, &q[0], f)
+	for l := n8; l < n; l++ {
+		q[l] = int8(math.RoundToEven(float64(x[l]*inv))) ^ flip
+	}
+	return amax / 127, true
+}

@@ -1,0 +1,332 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The int8 GEMM's tiles (see int8.go for the arithmetic): int32 sums of
+// rows of quantised activations (stride lda bytes) times a packed panel
+// of 32 outputs, k/4 groups of 32×4 bytes. The VNNI tile scales them into
+// C itself; the AVX2 tile writes them to out (32 int32 a row) for Go to
+// scale. Neither saturates.
+
+// func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, rows int, mask uint32, beta float32)
+//
+// Up to eight rows of u = q + 128 (unsigned) by the panel, straight into
+// C: per group of four inputs, two 64-byte loads of the panel (16
+// outputs × 4 inputs each), and for each row one VPBROADCASTD of its four
+// bytes and two VPDPBUSD, each 64 multiply-adds into 16 int32
+// accumulators. Then, per row, C = float(acc − corr)·colScale·rowScale
+// (+ beta·C when beta ≠ 0), stored under the column mask, for the first
+// rows rows (the rest are padding).
+TEXT ·int8VNNI8x32(SB), NOSPLIT, $0-88
+	MOVQ kg+0(FP), CX
+	MOVQ u+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ panel+24(FP), BX
+	LEAQ (SI)(R8*2), R9
+	ADDQ R8, R9
+	LEAQ (R9)(R8*2), R12
+	ADDQ R8, R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ CX, CX
+	JE vnnistore
+vnniloop:
+	VMOVDQU32 (BX), Z16
+	VMOVDQU32 64(BX), Z17
+	VPBROADCASTD (SI), Z18
+	VPDPBUSD Z16, Z18, Z0
+	VPDPBUSD Z17, Z18, Z1
+	VPBROADCASTD (SI)(R8*1), Z19
+	VPDPBUSD Z16, Z19, Z2
+	VPDPBUSD Z17, Z19, Z3
+	VPBROADCASTD (SI)(R8*2), Z20
+	VPDPBUSD Z16, Z20, Z4
+	VPDPBUSD Z17, Z20, Z5
+	VPBROADCASTD (R9), Z21
+	VPDPBUSD Z16, Z21, Z6
+	VPDPBUSD Z17, Z21, Z7
+	VPBROADCASTD (R9)(R8*1), Z22
+	VPDPBUSD Z16, Z22, Z8
+	VPDPBUSD Z17, Z22, Z9
+	VPBROADCASTD (R9)(R8*2), Z23
+	VPDPBUSD Z16, Z23, Z10
+	VPDPBUSD Z17, Z23, Z11
+	VPBROADCASTD (R12), Z24
+	VPDPBUSD Z16, Z24, Z12
+	VPDPBUSD Z17, Z24, Z13
+	VPBROADCASTD (R12)(R8*1), Z25
+	VPDPBUSD Z16, Z25, Z14
+	VPDPBUSD Z17, Z25, Z15
+	ADDQ $4, SI
+	ADDQ $4, R9
+	ADDQ $4, R12
+	ADDQ $128, BX
+	DECQ CX
+	JNE vnniloop
+vnnistore:
+	MOVQ c+32(FP), DI
+	MOVQ ldc+40(FP), R11
+	SHLQ $2, R11
+	MOVQ rowScale+48(FP), DX
+	MOVQ colScale+56(FP), R10
+	MOVQ corr+64(FP), R13
+	MOVQ rows+72(FP), CX
+	MOVL mask+80(FP), AX
+	KMOVW AX, K1
+	SHRL $16, AX
+	KMOVW AX, K2
+	VMOVDQU32 (R13), Z16
+	VMOVDQU32 64(R13), Z17
+	VMOVUPS (R10), Z18
+	VMOVUPS 64(R10), Z19
+	VBROADCASTSS beta+84(FP), Z21
+	MOVL beta+84(FP), AX
+	SHLL $1, AX              // zero for beta = ±0
+	VBROADCASTSS 0(DX), Z20
+	VPSUBD Z16, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMULPS Z18, Z0, Z0
+	VMULPS Z20, Z0, Z0
+	VPSUBD Z17, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMULPS Z19, Z1, Z1
+	VMULPS Z20, Z1, Z1
+	TESTL AX, AX
+	JE vnninobeta0
+	VFMADD231PS (DI), Z21, K1, Z0
+	VFMADD231PS 64(DI), Z21, K2, Z1
+vnninobeta0:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 4(DX), Z20
+	VPSUBD Z16, Z2, Z2
+	VCVTDQ2PS Z2, Z2
+	VMULPS Z18, Z2, Z2
+	VMULPS Z20, Z2, Z2
+	VPSUBD Z17, Z3, Z3
+	VCVTDQ2PS Z3, Z3
+	VMULPS Z19, Z3, Z3
+	VMULPS Z20, Z3, Z3
+	TESTL AX, AX
+	JE vnninobeta1
+	VFMADD231PS (DI), Z21, K1, Z2
+	VFMADD231PS 64(DI), Z21, K2, Z3
+vnninobeta1:
+	VMOVUPS Z2, K1, (DI)
+	VMOVUPS Z3, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 8(DX), Z20
+	VPSUBD Z16, Z4, Z4
+	VCVTDQ2PS Z4, Z4
+	VMULPS Z18, Z4, Z4
+	VMULPS Z20, Z4, Z4
+	VPSUBD Z17, Z5, Z5
+	VCVTDQ2PS Z5, Z5
+	VMULPS Z19, Z5, Z5
+	VMULPS Z20, Z5, Z5
+	TESTL AX, AX
+	JE vnninobeta2
+	VFMADD231PS (DI), Z21, K1, Z4
+	VFMADD231PS 64(DI), Z21, K2, Z5
+vnninobeta2:
+	VMOVUPS Z4, K1, (DI)
+	VMOVUPS Z5, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 12(DX), Z20
+	VPSUBD Z16, Z6, Z6
+	VCVTDQ2PS Z6, Z6
+	VMULPS Z18, Z6, Z6
+	VMULPS Z20, Z6, Z6
+	VPSUBD Z17, Z7, Z7
+	VCVTDQ2PS Z7, Z7
+	VMULPS Z19, Z7, Z7
+	VMULPS Z20, Z7, Z7
+	TESTL AX, AX
+	JE vnninobeta3
+	VFMADD231PS (DI), Z21, K1, Z6
+	VFMADD231PS 64(DI), Z21, K2, Z7
+vnninobeta3:
+	VMOVUPS Z6, K1, (DI)
+	VMOVUPS Z7, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 16(DX), Z20
+	VPSUBD Z16, Z8, Z8
+	VCVTDQ2PS Z8, Z8
+	VMULPS Z18, Z8, Z8
+	VMULPS Z20, Z8, Z8
+	VPSUBD Z17, Z9, Z9
+	VCVTDQ2PS Z9, Z9
+	VMULPS Z19, Z9, Z9
+	VMULPS Z20, Z9, Z9
+	TESTL AX, AX
+	JE vnninobeta4
+	VFMADD231PS (DI), Z21, K1, Z8
+	VFMADD231PS 64(DI), Z21, K2, Z9
+vnninobeta4:
+	VMOVUPS Z8, K1, (DI)
+	VMOVUPS Z9, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 20(DX), Z20
+	VPSUBD Z16, Z10, Z10
+	VCVTDQ2PS Z10, Z10
+	VMULPS Z18, Z10, Z10
+	VMULPS Z20, Z10, Z10
+	VPSUBD Z17, Z11, Z11
+	VCVTDQ2PS Z11, Z11
+	VMULPS Z19, Z11, Z11
+	VMULPS Z20, Z11, Z11
+	TESTL AX, AX
+	JE vnninobeta5
+	VFMADD231PS (DI), Z21, K1, Z10
+	VFMADD231PS 64(DI), Z21, K2, Z11
+vnninobeta5:
+	VMOVUPS Z10, K1, (DI)
+	VMOVUPS Z11, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 24(DX), Z20
+	VPSUBD Z16, Z12, Z12
+	VCVTDQ2PS Z12, Z12
+	VMULPS Z18, Z12, Z12
+	VMULPS Z20, Z12, Z12
+	VPSUBD Z17, Z13, Z13
+	VCVTDQ2PS Z13, Z13
+	VMULPS Z19, Z13, Z13
+	VMULPS Z20, Z13, Z13
+	TESTL AX, AX
+	JE vnninobeta6
+	VFMADD231PS (DI), Z21, K1, Z12
+	VFMADD231PS 64(DI), Z21, K2, Z13
+vnninobeta6:
+	VMOVUPS Z12, K1, (DI)
+	VMOVUPS Z13, K2, 64(DI)
+	DECQ CX
+	JE vnnidone
+	ADDQ R11, DI
+	VBROADCASTSS 28(DX), Z20
+	VPSUBD Z16, Z14, Z14
+	VCVTDQ2PS Z14, Z14
+	VMULPS Z18, Z14, Z14
+	VMULPS Z20, Z14, Z14
+	VPSUBD Z17, Z15, Z15
+	VCVTDQ2PS Z15, Z15
+	VMULPS Z19, Z15, Z15
+	VMULPS Z20, Z15, Z15
+	TESTL AX, AX
+	JE vnninobeta7
+	VFMADD231PS (DI), Z21, K1, Z14
+	VFMADD231PS 64(DI), Z21, K2, Z15
+vnninobeta7:
+	VMOVUPS Z14, K1, (DI)
+	VMOVUPS Z15, K2, 64(DI)
+vnnidone:
+	VZEROUPPER
+	RET
+
+// func int8AVX2x2x32(kg int, q *int8, lda int, panel *int8, out *int32)
+//
+// Two rows of q (signed) by the panel: per group of four inputs, four
+// 32-byte loads of the panel (8 outputs × 4 inputs each); for each row,
+// the broadcast four bytes' absolute values (VPABSB) times the weights
+// with their signs (VPSIGNB), pairs summed to int16 by VPMADDUBSW (at most
+// 2·127·127, no saturation) and to int32 by VPMADDWD with ones.
+TEXT ·int8AVX2x2x32(SB), NOSPLIT, $0-40
+	MOVQ kg+0(FP), CX
+	MOVQ q+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ panel+24(FP), BX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW $15, Y15, Y15     // int16 ones
+	TESTQ CX, CX
+	JE avx2store
+avx2loop:
+	VMOVDQU 0(BX), Y8
+	VMOVDQU 32(BX), Y9
+	VMOVDQU 64(BX), Y10
+	VMOVDQU 96(BX), Y11
+	VPBROADCASTD (SI), Y12
+	VPABSB Y12, Y13
+	VPSIGNB Y12, Y8, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y0, Y0
+	VPSIGNB Y12, Y9, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y1, Y1
+	VPSIGNB Y12, Y10, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y2, Y2
+	VPSIGNB Y12, Y11, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y3, Y3
+	VPBROADCASTD (SI)(R8*1), Y12
+	VPABSB Y12, Y13
+	VPSIGNB Y12, Y8, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y4, Y4
+	VPSIGNB Y12, Y9, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y5, Y5
+	VPSIGNB Y12, Y10, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y6, Y6
+	VPSIGNB Y12, Y11, Y14
+	VPMADDUBSW Y14, Y13, Y14
+	VPMADDWD Y15, Y14, Y14
+	VPADDD Y14, Y7, Y7
+	ADDQ $4, SI
+	ADDQ $128, BX
+	DECQ CX
+	JNE avx2loop
+avx2store:
+	MOVQ out+32(FP), DI
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VZEROUPPER
+	RET

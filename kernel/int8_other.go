@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// int8Asm: no int8 assembly outside amd64.
+const int8Asm = false
+
+func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, beta float32, c []float32, ldc int) {
+	panic("kernel: no VNNI kernel")
+}
+
+func int8TileAVX2(kp int, q []int8, panel []int8, acc []int32) { panic("kernel: no AVX2 kernel") }
+
+func quantizeRowAsm(q []int8, x []float32, flip int8) (float32, bool) { return 0, false }
