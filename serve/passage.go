@@ -84,7 +84,8 @@ type candidate struct {
 
 // plan is the texts a request scores: a document that fits the ranker's
 // input whole, or its passages (or their sentences, for a sentence-level
-// ranker), at most maxChunks passages of it (0: no cap).
+// ranker): at most maxChunks passages of it, and only those that begin
+// within its first maxTokens tokens (0: no cap).
 type plan struct {
 	texts    []string
 	cands    []candidate
@@ -93,7 +94,7 @@ type plan struct {
 	sents    [][]text.Sentence
 }
 
-func planDocuments(r rank.Ranker, question string, docs []string, maxChunks int) *plan {
+func planDocuments(r rank.Ranker, question string, docs []string, maxChunks, maxTokens int) *plan {
 	plen, passageLevel := passageTokens(r, question)
 	p := &plan{docs: make([]docRank, len(docs)), passages: make([][]text.Passage, len(docs)), sents: make([][]text.Sentence, len(docs))}
 	for i, d := range docs {
@@ -108,6 +109,9 @@ func planDocuments(r rank.Ranker, question string, docs []string, maxChunks int)
 		p.docs[i].Passages = len(ps)
 		if maxChunks > 0 && len(ps) > maxChunks {
 			ps = ps[:maxChunks]
+		}
+		if maxTokens > 0 {
+			ps = ps[:beginWithin(sents, ps, maxTokens)]
 		}
 		p.docs[i].Scored = len(ps)
 		p.passages[i], p.sents[i] = ps, sents
@@ -152,19 +156,42 @@ func (p *plan) rank(ctx context.Context, r rank.Ranker, question string) ([]docR
 		case c.sentence >= 0:
 			sn := p.sents[c.doc][c.sentence]
 			d.Sentence = &sn
-			// Of the passages holding the sentence (two, with one
-			// sentence of overlap), the one where it sits most central,
-			// which has most of its context on both sides.
-			best := -1
-			for k, ps := range p.passages[c.doc] {
-				if ps.First <= c.sentence && c.sentence < ps.Last {
-					if m := min(c.sentence-ps.First, ps.Last-1-c.sentence); m > best {
-						best, d.Passage = m, &p.passages[c.doc][k]
-					}
-				}
+			if k := centralPassage(p.passages[c.doc], c.sentence); k >= 0 {
+				d.Passage = &p.passages[c.doc][k]
 			}
 		}
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// centralPassage is the index of the passage of ps that holds sentence i
+// where the sentence sits most central, so that it has most of its context
+// on both sides: of the two that may hold it (with one sentence of
+// overlap), the one where it is further from an end. -1 if none holds it.
+func centralPassage(ps []text.Passage, i int) int {
+	k, best := -1, -1
+	for j, p := range ps {
+		if p.First <= i && i < p.Last {
+			if m := min(i-p.First, p.Last-1-i); m > best {
+				k, best = j, m
+			}
+		}
+	}
+	return k
+}
+
+// beginWithin is how many of passages ps (of sentences sents) begin within
+// the first maxTokens tokens of their text; the first always does.
+func beginWithin(sents []text.Sentence, ps []text.Passage, maxTokens int) int {
+	before, j := 0, 0 // tokens in sents[:j]
+	for k, p := range ps {
+		for ; j < p.First; j++ {
+			before += len(text.Tokenize(sents[j].Text))
+		}
+		if k > 0 && before >= maxTokens {
+			return k
+		}
+	}
+	return len(ps)
 }

@@ -75,8 +75,8 @@ func jsonType(b []byte) string {
 }
 
 // RerankRequest is the body of POST /v1/rerank and /v2/rerank, Cohere's
-// rerank request. MaxTokensPerDoc is v2's; as2 scores at most the
-// passages that hold a document's first MaxTokensPerDoc tokens.
+// rerank request. MaxTokensPerDoc is v2's; as2 scores only the passages
+// that begin within a document's first MaxTokensPerDoc tokens.
 type RerankRequest struct {
 	Model           string    `json:"model"`
 	Query           string    `json:"query"`
@@ -145,7 +145,8 @@ type rerankArgs struct {
 	model, query string
 	docs         []string
 	topN         *int
-	maxChunks    int // 0: no cap
+	maxChunks    int // passages scored per document; 0: no cap
+	maxTokens    int // v2's max_tokens_per_doc; 0: no cap
 }
 
 // rankDocuments checks a rerank request and ranks its documents, long ones
@@ -173,7 +174,7 @@ func (s *Server) rankDocuments(r *http.Request, a rerankArgs, field string) ([]d
 			return nil, name, nil, err
 		}
 	}
-	p := planDocuments(rk, a.query, a.docs, a.maxChunks)
+	p := planDocuments(rk, a.query, a.docs, a.maxChunks, a.maxTokens)
 	if err := s.checkTokens(field, p.texts); err != nil {
 		return nil, name, nil, err
 	}
@@ -184,31 +185,27 @@ func (s *Server) rankDocuments(r *http.Request, a rerankArgs, field string) ([]d
 	if a.topN != nil && *a.topN < len(ranked) {
 		ranked = ranked[:*a.topN]
 	}
-	var cal *trigger.Calibration
-	if c, ok := s.calib[name]; ok {
-		cal = &c
-	}
-	return ranked, name, cal, nil
+	return ranked, name, s.calibration(name), nil
 }
 
-// maxChunks reads max_chunks_per_doc (default DefaultMaxChunks) and v2's
-// max_tokens_per_doc, which caps the passages at those that begin within
-// a document's first so many tokens.
-func maxChunks(chunks, tokens *int) (int, error) {
-	n := DefaultMaxChunks
+// caps reads max_chunks_per_doc (default DefaultMaxChunks) and v2's
+// max_tokens_per_doc (default none: 0). The token cap is applied where the
+// model's passage length is known (planDocuments).
+func caps(chunks, tokens *int) (maxChunks, maxTokens int, err error) {
+	maxChunks = DefaultMaxChunks
 	if chunks != nil {
 		if *chunks < 1 {
-			return 0, badRequest(CodeInvalidRequest, "max_chunks_per_doc: %d; want at least 1", *chunks)
+			return 0, 0, badRequest(CodeInvalidRequest, "max_chunks_per_doc: %d; want at least 1", *chunks)
 		}
-		n = *chunks
+		maxChunks = *chunks
 	}
 	if tokens != nil {
 		if *tokens < 1 {
-			return 0, badRequest(CodeInvalidRequest, "max_tokens_per_doc: %d; want at least 1", *tokens)
+			return 0, 0, badRequest(CodeInvalidRequest, "max_tokens_per_doc: %d; want at least 1", *tokens)
 		}
-		n = min(n, max(1, int(math.Ceil(float64(*tokens)/DefaultPassageTokens))))
+		maxTokens = *tokens
 	}
-	return n, nil
+	return maxChunks, maxTokens, nil
 }
 
 // cohereRerank answers Cohere's rerank, v1 or v2 (version "1" or "2").
@@ -226,11 +223,11 @@ func (s *Server) cohereRerank(version string) handler {
 				return nil, req.Model, badRequest(CodeInvalidRequest, "rank_fields: %q; as2 ranks a document's \"text\" only", f)
 			}
 		}
-		chunks, err := maxChunks(req.MaxChunksPerDoc, req.MaxTokensPerDoc)
+		chunks, tokens, err := caps(req.MaxChunksPerDoc, req.MaxTokensPerDoc)
 		if err != nil {
 			return nil, req.Model, err
 		}
-		ranked, name, cal, err := s.rankDocuments(r, rerankArgs{req.Model, req.Query, req.Documents, req.TopN, chunks}, "documents")
+		ranked, name, cal, err := s.rankDocuments(r, rerankArgs{req.Model, req.Query, req.Documents, req.TopN, chunks, tokens}, "documents")
 		if err != nil {
 			return nil, name, err
 		}
@@ -272,7 +269,7 @@ func spans(d docRank) (passage, sentence *Span, truncated bool) {
 }
 
 func truncation(d docRank) string {
-	return fmt.Sprintf("document %d: %d passages, only the first %d scored (max_chunks_per_doc)", d.Index, d.Passages, d.Scored)
+	return fmt.Sprintf("document %d: %d passages, only the first %d scored (max_chunks_per_doc, max_tokens_per_doc)", d.Index, d.Passages, d.Scored)
 }
 
 // TEIRequest is the body of POST /rerank, text-embeddings-inference's
@@ -317,7 +314,7 @@ func (s *Server) teiRerank(r *http.Request) (any, string, error) {
 	if req.Truncate {
 		chunks = 1
 	}
-	ranked, name, cal, err := s.rankDocuments(r, rerankArgs{req.Model, req.Query, req.Texts, nil, chunks}, "texts")
+	ranked, name, cal, err := s.rankDocuments(r, rerankArgs{req.Model, req.Query, req.Texts, nil, chunks, 0}, "texts")
 	if err != nil {
 		return nil, name, err
 	}
@@ -335,18 +332,12 @@ func (s *Server) teiRerank(r *http.Request) (any, string, error) {
 	return out, name, nil
 }
 
-// passageOf is the passage of the model's length that holds sentence i of
-// a document, for /v1/select: of the two that may (with one sentence of
-// overlap), the one where it sits most central.
+// passageOf is the passage that holds sentence i of a document, for
+// /v1/select: the one where it sits most central (centralPassage).
 func passageOf(ps []text.Passage, i int) *Span {
-	var out *Span
-	best := -1
-	for _, p := range ps {
-		if p.First <= i && i < p.Last {
-			if m := min(i-p.First, p.Last-1-i); m > best {
-				best, out = m, &Span{p.Text, p.Start, p.End}
-			}
-		}
+	k := centralPassage(ps, i)
+	if k < 0 {
+		return nil
 	}
-	return out
+	return &Span{ps[k].Text, ps[k].Start, ps[k].End}
 }

@@ -305,10 +305,8 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	// The answers come from the server's index, not the request, so
 	// --max-text does not apply to them; their tokens still bound the
 	// memory the ranker takes.
-	if s.limits.MaxTokens > 0 {
-		if over, _ := text.TokensOver(s.limits.MaxTokens, texts...); over {
-			return nil, label, tooLarge(CodeTooManyTokens, "depth %d: the retrieved answers have more than %d tokens in all (the limit, --max-tokens); ask for a smaller depth", depth, s.limits.MaxTokens)
-		}
+	if over, _ := text.TokensOver(s.limits.MaxTokens, texts...); over {
+		return nil, label, tooLarge(CodeTooManyTokens, "depth %d: the retrieved answers have more than %d tokens in all (the limit, --max-tokens); ask for a smaller depth", depth, s.limits.MaxTokens)
 	}
 	// The retrieved answers become one question's candidates in retrieval
 	// order, which rankers reading positions take as document order; an

@@ -133,6 +133,46 @@ func DefaultLimits() Limits {
 		Concurrent: 2, Queue: 8, QueueWait: time.Second}
 }
 
+// LimitError is a limit out of range. Limit names it as as2 serve's flag
+// does (and the configuration file, with "_" for "-"), so that the error
+// points at the setting to change; Err says what is wrong with Value.
+type LimitError struct {
+	Limit string // e.g. "max-body"
+	Value int64
+	Err   error
+}
+
+func (e *LimitError) Error() string { return fmt.Sprintf("%s %d: %v", e.Limit, e.Value, e.Err) }
+
+func (e *LimitError) Unwrap() error { return e.Err }
+
+// Validate reports the first limit out of range as a *LimitError: a zero
+// body, document, text or token limit would refuse every request, and no
+// admission slot would admit none. Timeout and QueueWait may be zero (no
+// timeout; no wait).
+func (l Limits) Validate() error {
+	for _, c := range []struct {
+		limit    string
+		val, min int64
+	}{
+		{"max-body", l.MaxBodyBytes, 1},
+		{"max-documents", int64(l.MaxDocuments), 1},
+		{"max-text", int64(l.MaxTextBytes), 1},
+		{"max-tokens", int64(l.MaxTokens), 1},
+		{"concurrent", int64(l.Concurrent), 1},
+		{"queue", int64(l.Queue), 0},
+	} {
+		if c.val < c.min {
+			why := errors.New("must be positive")
+			if c.min == 0 {
+				why = errors.New("must not be negative")
+			}
+			return &LimitError{Limit: c.limit, Value: c.val, Err: why}
+		}
+	}
+	return nil
+}
+
 // Error codes: the stable "code" of an error body.
 const (
 	CodeMalformedJSON    = "malformed_json"         // not JSON, or not one object
@@ -185,8 +225,8 @@ func New(rankers map[string]rank.Ranker, limits Limits) (*Server, error) {
 	if len(rankers) == 0 {
 		return nil, errors.New("serve: no rankers configured")
 	}
-	if limits.Concurrent < 1 || limits.Queue < 0 {
-		return nil, fmt.Errorf("serve: %d concurrent requests and a queue of %d: want at least 1 and 0", limits.Concurrent, limits.Queue)
+	if err := limits.Validate(); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
 	}
 	s := &Server{rankers: rankers, limits: limits, mux: http.NewServeMux(), slots: make(chan struct{}, limits.Concurrent)}
 	for name := range rankers {
@@ -285,7 +325,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Calibrate attaches an answer-triggering calibration to a ranker: from
-// then on /v1/select says whether the document answers the question at all.
+// then on /v1/select says whether the document answers the question at all,
+// and the rerank routes' relevance_score is the calibrated probability.
 func (s *Server) Calibrate(model string, c trigger.Calibration) error {
 	if _, ok := s.rankers[model]; !ok {
 		return fmt.Errorf("serve: no ranker %q to calibrate", model)
@@ -608,9 +649,6 @@ func (s *Server) checkText(field, t string) error {
 
 // checkTokens refuses candidates of more than MaxTokens tokens in all.
 func (s *Server) checkTokens(field string, cands []string) error {
-	if s.limits.MaxTokens <= 0 {
-		return nil
-	}
 	if over, _ := text.TokensOver(s.limits.MaxTokens, cands...); over {
 		return tooLarge(CodeTooManyTokens, "%s: more than %d tokens in all (the limit, --max-tokens); send fewer or shorter texts", field, s.limits.MaxTokens)
 	}
@@ -768,14 +806,10 @@ func (s *Server) selectSentences(r *http.Request) (any, string, error) {
 	}
 	// trigger.NewSelection is as2.Select's core too: the library and the
 	// service give the same answer.
-	var cal *trigger.Calibration
-	if c, ok := s.calib[name]; ok {
-		cal = &c
-	}
 	if spans == nil {
 		spans = trigger.Unsplit(sents)
 	}
-	sel := trigger.NewSelection(spans, ranked, cal)
+	sel := trigger.NewSelection(spans, ranked, s.calibration(name))
 	resp := SelectResponse{Model: name, Sentences: make([]Sentence, len(sel.Sentences)), Truncated: len(warnings) > 0, Warnings: warnings}
 	if passages != nil && len(sel.Sentences) > 0 {
 		resp.Passage = passageOf(passages, sel.Sentences[0].Index)
@@ -836,6 +870,14 @@ func rankTexts(ctx context.Context, r rank.Ranker, question string, texts []stri
 		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: t, Position: i, Label: dataset.Unlabeled}
 	}
 	return evaluation.Rank(ctx, r, q, evaluation.ByPosition, 0)
+}
+
+// calibration is the named model's calibration, or nil.
+func (s *Server) calibration(name string) *trigger.Calibration {
+	if c, ok := s.calib[name]; ok {
+		return &c
+	}
+	return nil
 }
 
 // scoreJSON is a score as a response carries it: null for -Inf, the score

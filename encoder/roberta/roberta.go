@@ -213,7 +213,7 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 	}
 	norm("embeddings.LayerNorm", "embeddings.norm")
 	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
-		p, q := fmt.Sprintf("encoder.layer.%d.", i), fmt.Sprintf("encoder.layer.%d.", i)
+		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
 		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
 		for _, n := range []string{"query", "key", "value"} {
@@ -221,13 +221,13 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
 		}
 		if len(src.errs) == 0 {
-			nt[q+"attn.qkv.weight"], nt[q+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
 		}
-		linear(p+"attention.output.dense", q+"attn.out", h, h)
-		norm(p+"attention.output.LayerNorm", q+"norm1")
-		linear(p+"intermediate.dense", q+"ffn.in", inter, h)
-		linear(p+"output.dense", q+"ffn.out", h, inter)
-		norm(p+"output.LayerNorm", q+"norm2")
+		linear(p+"attention.output.dense", p+"attn.out", h, h)
+		norm(p+"attention.output.LayerNorm", p+"norm1")
+		linear(p+"intermediate.dense", p+"ffn.in", inter, h)
+		linear(p+"output.dense", p+"ffn.out", h, inter)
+		norm(p+"output.LayerNorm", p+"norm2")
 	}
 	head, err := readHead(cfg, src)
 	if err != nil {

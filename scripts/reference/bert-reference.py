@@ -43,12 +43,15 @@ SEQUENCES = [
 ]
 
 
-def random_bert(gen, prefix, num_labels=0):
-    """Random weights under Hugging Face names, as float32 tensors [out, in]."""
+def random_encoder(gen, prefix, vocab=VOCAB, maxpos=MAXPOS, types=TYPES, embedding_std=0.5):
+    """Random embeddings and layers under Hugging Face names (after prefix),
+    as float32 tensors [out, in], and the maker of the linear layers on top
+    (it takes whole names). roberta-reference.py builds its encoder with
+    this too."""
     w = {}
 
     def normal(name, *shape, std=0.2, mean=0.0):
-        w[prefix + name] = (torch.randn(*shape, generator=gen, dtype=torch.float64) * std + mean).float()
+        w[name] = (torch.randn(*shape, generator=gen, dtype=torch.float64) * std + mean).float()
 
     def linear(name, out, inp):
         normal(name + ".weight", out, inp, std=1 / math.sqrt(inp))
@@ -58,12 +61,12 @@ def random_bert(gen, prefix, num_labels=0):
         normal(name + ".weight", HIDDEN, std=0.1, mean=1.0)
         normal(name + ".bias", HIDDEN, std=0.1)
 
-    normal("embeddings.word_embeddings.weight", VOCAB, HIDDEN, std=0.5)
-    normal("embeddings.position_embeddings.weight", MAXPOS, HIDDEN, std=0.5)
-    normal("embeddings.token_type_embeddings.weight", TYPES, HIDDEN, std=0.5)
-    layernorm("embeddings.LayerNorm")
+    normal(prefix + "embeddings.word_embeddings.weight", vocab, HIDDEN, std=embedding_std)
+    normal(prefix + "embeddings.position_embeddings.weight", maxpos, HIDDEN, std=embedding_std)
+    normal(prefix + "embeddings.token_type_embeddings.weight", types, HIDDEN, std=embedding_std)
+    layernorm(prefix + "embeddings.LayerNorm")
     for i in range(LAYERS):
-        p = f"encoder.layer.{i}."
+        p = f"{prefix}encoder.layer.{i}."
         for part in ("query", "key", "value"):
             linear(p + "attention.self." + part, HIDDEN, HIDDEN)
         linear(p + "attention.output.dense", HIDDEN, HIDDEN)
@@ -71,7 +74,13 @@ def random_bert(gen, prefix, num_labels=0):
         linear(p + "intermediate.dense", INTER, HIDDEN)
         linear(p + "output.dense", HIDDEN, INTER)
         layernorm(p + "output.LayerNorm")
-    linear("pooler.dense", HIDDEN, HIDDEN)
+    return w, linear
+
+
+def random_bert(gen, prefix, num_labels=0):
+    """Random weights under Hugging Face names, as float32 tensors [out, in]."""
+    w, linear = random_encoder(gen, prefix)
+    linear(prefix + "pooler.dense", HIDDEN, HIDDEN)
     if num_labels:
         w["classifier.weight"] = (torch.randn(num_labels, HIDDEN, generator=gen, dtype=torch.float64) / math.sqrt(HIDDEN)).float()
         w["classifier.bias"] = (torch.randn(num_labels, generator=gen, dtype=torch.float64) * 0.1).float()
@@ -124,29 +133,23 @@ def config(architecture, num_labels=0):
     return c
 
 
-def layer_norm(x, w, b):
+def layer_norm(x, w, b, eps=EPS):
     mu = x.mean(-1, keepdim=True)
     var = ((x - mu) ** 2).mean(-1, keepdim=True)
-    return (x - mu) / torch.sqrt(var + EPS) * w + b
+    return (x - mu) / torch.sqrt(var + eps) * w + b
 
 
 def gelu(x):
     return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
 
 
-def forward(w, p, ids, types, mask):
-    """BERT over a padded batch: ids, types [B, T]; mask [B, T] (1 = real).
-    Returns the final hidden states [B, T, H] in float64."""
-    g = {k[len(p):]: v.double() for k, v in w.items() if k.startswith(p)}
-    lin = lambda x, n: x @ g[n + ".weight"].T + g[n + ".bias"]
-    B, T = ids.shape
-    pos = torch.arange(T)
-    x = g["embeddings.word_embeddings.weight"][ids] + g["embeddings.position_embeddings.weight"][pos] \
-        + g["embeddings.token_type_embeddings.weight"][types]
-    x = layer_norm(x, g["embeddings.LayerNorm.weight"], g["embeddings.LayerNorm.bias"])
+def layers(g, x, add, eps=EPS):
+    """The post-norm layers over x [B, T, H]; g holds float64 weights under
+    names without prefix, add is the additive attention mask [B, 1, 1, T]
+    (or 0). roberta-reference.py runs its layers with this too."""
+    B, T, _ = x.shape
+    lin = lambda y, n: y @ g[n + ".weight"].T + g[n + ".bias"]
     dh = HIDDEN // HEADS
-    # Additive mask: padded keys get -inf before the softmax.
-    add = torch.zeros(B, 1, 1, T, dtype=torch.float64).masked_fill(mask[:, None, None, :] == 0, float("-inf"))
     for i in range(LAYERS):
         n = f"encoder.layer.{i}."
         heads = lambda y: y.view(B, T, HEADS, dh).transpose(1, 2)  # [B, h, T, dh]
@@ -154,10 +157,24 @@ def forward(w, p, ids, types, mask):
         scores = q @ k.transpose(-1, -2) / math.sqrt(dh) + add  # Vaswani et al. eq. 1
         ctx = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(B, T, HIDDEN)
         x = layer_norm(x + lin(ctx, n + "attention.output.dense"),
-                       g[n + "attention.output.LayerNorm.weight"], g[n + "attention.output.LayerNorm.bias"])
+                       g[n + "attention.output.LayerNorm.weight"], g[n + "attention.output.LayerNorm.bias"], eps)
         h = gelu(lin(x, n + "intermediate.dense"))
-        x = layer_norm(x + lin(h, n + "output.dense"), g[n + "output.LayerNorm.weight"], g[n + "output.LayerNorm.bias"])
-    return x, g
+        x = layer_norm(x + lin(h, n + "output.dense"), g[n + "output.LayerNorm.weight"], g[n + "output.LayerNorm.bias"], eps)
+    return x
+
+
+def forward(w, p, ids, types, mask):
+    """BERT over a padded batch: ids, types [B, T]; mask [B, T] (1 = real).
+    Returns the final hidden states [B, T, H] in float64."""
+    g = {k[len(p):]: v.double() for k, v in w.items() if k.startswith(p)}
+    B, T = ids.shape
+    pos = torch.arange(T)
+    x = g["embeddings.word_embeddings.weight"][ids] + g["embeddings.position_embeddings.weight"][pos] \
+        + g["embeddings.token_type_embeddings.weight"][types]
+    x = layer_norm(x, g["embeddings.LayerNorm.weight"], g["embeddings.LayerNorm.bias"])
+    # Additive mask: padded keys get -inf before the softmax.
+    add = torch.zeros(B, 1, 1, T, dtype=torch.float64).masked_fill(mask[:, None, None, :] == 0, float("-inf"))
+    return layers(g, x, add), g
 
 
 def run(w, prefix):

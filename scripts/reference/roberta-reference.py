@@ -34,18 +34,23 @@ Usage (Debian: apt-get install python3-torch python3-sentencepiece):
 
 import base64
 import collections
+import importlib
 import io
 import json
 import math
 import os
-import struct
 import sys
 import unicodedata
 
 import sentencepiece as spm
 import torch
 
-HIDDEN, LAYERS, HEADS, INTER, PAD = 32, 2, 4, 64, 1
+# The encoder's weights, layers and safetensors writer are BERT's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+bert = importlib.import_module("bert-reference")
+
+HIDDEN, LAYERS, HEADS, INTER = bert.HIDDEN, bert.LAYERS, bert.HEADS, bert.INTER
+PAD = 1
 MAXPOS = 64 + PAD + 1  # 64 usable positions after the offset
 EPS = 1e-5
 
@@ -330,92 +335,33 @@ def xlmr_tokenizer(workdir):
 # ---------------------------------------------------------------- the model
 
 def random_roberta(gen, vocab, num_labels):
-    w = {}
-
-    def normal(name, *shape, std=0.2, mean=0.0):
-        w[name] = (torch.randn(*shape, generator=gen, dtype=torch.float64) * std + mean).float()
-
-    def linear(name, out, inp):
-        normal(name + ".weight", out, inp, std=1 / math.sqrt(inp))
-        normal(name + ".bias", out, std=0.1)
-
-    def layernorm(name):
-        normal(name + ".weight", HIDDEN, std=0.1, mean=1.0)
-        normal(name + ".bias", HIDDEN, std=0.1)
-
-    p = "roberta."
-    normal(p + "embeddings.word_embeddings.weight", vocab, HIDDEN)
-    normal(p + "embeddings.position_embeddings.weight", MAXPOS, HIDDEN)
-    normal(p + "embeddings.token_type_embeddings.weight", 1, HIDDEN)
-    layernorm(p + "embeddings.LayerNorm")
-    for i in range(LAYERS):
-        q = f"{p}encoder.layer.{i}."
-        for n in ("query", "key", "value"):
-            linear(q + "attention.self." + n, HIDDEN, HIDDEN)
-        linear(q + "attention.output.dense", HIDDEN, HIDDEN)
-        layernorm(q + "attention.output.LayerNorm")
-        linear(q + "intermediate.dense", INTER, HIDDEN)
-        linear(q + "output.dense", HIDDEN, INTER)
-        layernorm(q + "output.LayerNorm")
+    # RoBERTa's encoder is BERT's under "roberta.", with one token type;
+    # the classification head has no prefix.
+    w, linear = bert.random_encoder(gen, "roberta.", vocab=vocab, maxpos=MAXPOS, types=1, embedding_std=0.2)
     linear("classifier.dense", HIDDEN, HIDDEN)
     linear("classifier.out_proj", num_labels, HIDDEN)
     return w
 
 
-def layer_norm(x, g, b):
-    mu = x.mean(-1, keepdim=True)
-    var = ((x - mu) ** 2).mean(-1, keepdim=True)
-    return (x - mu) / torch.sqrt(var + EPS) * g + b
-
-
-def gelu(x):
-    return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
-
-
 def forward(w, ids):
     """States [T, H] and logits of one unpadded sequence, in float64."""
-    W = {k: v.double() for k, v in w.items()}
     p = "roberta."
+    g = {k[len(p):]: v.double() for k, v in w.items() if k.startswith(p)}
     ids_t = torch.tensor(ids)
     # create_position_ids_from_input_ids: non-padding tokens count from
     # padding_idx + 1.
     mask = (ids_t != PAD).long()
     pos = torch.cumsum(mask, 0) * mask + PAD
-    x = W[p + "embeddings.word_embeddings.weight"][ids_t] + W[p + "embeddings.position_embeddings.weight"][pos]
-    x = x + W[p + "embeddings.token_type_embeddings.weight"][torch.zeros_like(ids_t)]
-    x = layer_norm(x, W[p + "embeddings.LayerNorm.weight"], W[p + "embeddings.LayerNorm.bias"])
-    T, dh = len(ids), HIDDEN // HEADS
+    x = g["embeddings.word_embeddings.weight"][ids_t] + g["embeddings.position_embeddings.weight"][pos]
+    x = x + g["embeddings.token_type_embeddings.weight"][torch.zeros_like(ids_t)]
+    x = bert.layer_norm(x, g["embeddings.LayerNorm.weight"], g["embeddings.LayerNorm.bias"], EPS)
+    x = bert.layers(g, x[None], 0, EPS)[0]
 
     def lin(name, v):
-        return v @ W[name + ".weight"].T + W[name + ".bias"]
+        return v @ w[name + ".weight"].double().T + w[name + ".bias"].double()
 
-    for i in range(LAYERS):
-        q = f"{p}encoder.layer.{i}."
-        Q, K, V = (lin(q + "attention.self." + n, x).view(T, HEADS, dh).transpose(0, 1) for n in ("query", "key", "value"))
-        a = torch.softmax(Q @ K.transpose(1, 2) / math.sqrt(dh), -1) @ V
-        a = a.transpose(0, 1).reshape(T, HIDDEN)
-        x = layer_norm(lin(q + "attention.output.dense", a) + x,
-                       W[q + "attention.output.LayerNorm.weight"], W[q + "attention.output.LayerNorm.bias"])
-        h = lin(q + "output.dense", gelu(lin(q + "intermediate.dense", x)))
-        x = layer_norm(h + x, W[q + "output.LayerNorm.weight"], W[q + "output.LayerNorm.bias"])
     logits = lin("classifier.out_proj", torch.tanh(lin("classifier.dense", x[0])))
     return x, logits
-
-
-def write_safetensors(path, tensors):
-    header, blobs, off = {"__metadata__": {"format": "pt"}}, [], 0
-    for name in sorted(tensors):
-        data = tensors[name].float().contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape), "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    js = json.dumps(header, separators=(",", ":")).encode()
-    js += b" " * (-len(js) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(js)))
-        f.write(js)
-        for b in blobs:
-            f.write(b)
 
 
 def config(arch, model_type, vocab, num_labels):
@@ -444,7 +390,7 @@ def main():
         os.makedirs(d, exist_ok=True)
         tj, vocab, encode = make()
         w = random_roberta(gen, vocab, labels)
-        write_safetensors(os.path.join(d, "model.safetensors"), w)
+        bert.write_safetensors(os.path.join(d, "model.safetensors"), w, torch.float32)
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(config(arch, mtype, vocab, labels), f, indent=2)
         with open(os.path.join(d, "tokenizer.json"), "w") as f:

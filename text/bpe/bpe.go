@@ -83,12 +83,6 @@ func New(vocab map[string]int, merges [][2]string, unk string) (*Model, error) {
 	return m, nil
 }
 
-// ID returns a token's id.
-func (m *Model) ID(token string) (int, bool) {
-	id, ok := m.vocab[token]
-	return id, ok
-}
-
 // Word encodes one pre-token, already mapped to byte characters, appending
 // its tokens and ids.
 func (m *Model) Word(word string, toks []string, ids []int) ([]string, []int) {

@@ -5,7 +5,8 @@
 // and the single and pair templates a model's input is built with.
 //
 // The Unigram model is text/sentencepiece's (its ReadTokenizerJSON already
-// reads that form); BPE is text/bpe. Anything the file declares that is not
+// reads that form), and so is the reader of a BPE file's normalizer
+// (sentencepiece.HFNormalizer); BPE is text/bpe. Anything the file declares that is not
 // implemented is an error naming the field, never a silent difference.
 package hftokenizer
 
@@ -16,13 +17,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
 	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/as2/as2/text/bpe"
 	"github.com/as2/as2/text/jsonerr"
@@ -72,15 +70,6 @@ func Load(path string) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
-}
-
-// Read reads a tokenizer.json from r.
-func Read(r io.Reader) (*Tokenizer, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("hftokenizer: %w", err)
-	}
-	return Parse(data)
 }
 
 type file struct {
@@ -220,7 +209,7 @@ func (t *Tokenizer) readBPE(f *file) error {
 	if unk != "" {
 		t.unk = vocab[unk]
 	}
-	normalize, err := normalizer(f.Normalizer, "normalizer")
+	normalize, err := sentencepiece.HFNormalizer(f.Normalizer, "normalizer")
 	if err != nil {
 		return err
 	}
@@ -249,52 +238,9 @@ func (t *Tokenizer) readBPE(f *file) error {
 
 type step struct {
 	Type           string            `json:"type"`
-	Normalizers    []json.RawMessage `json:"normalizers"`
 	Pretokenizers  []json.RawMessage `json:"pretokenizers"`
-	Processors     []json.RawMessage `json:"processors"`
 	AddPrefixSpace *bool             `json:"add_prefix_space"`
 	UseRegex       *bool             `json:"use_regex"`
-}
-
-// normalizer implements the normalizers a BPE file may carry.
-func normalizer(raw json.RawMessage, field string) (func(string) string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var st step
-	if err := json.Unmarshal(raw, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", field, jsonerr.Locate(err))
-	}
-	switch st.Type {
-	case "NFC":
-		return norm.NFC.String, nil
-	case "NFKC":
-		return norm.NFKC.String, nil
-	case "NFD":
-		return norm.NFD.String, nil
-	case "NFKD":
-		return norm.NFKD.String, nil
-	case "Lowercase":
-		return strings.ToLower, nil
-	case "Sequence":
-		var fs []func(string) string
-		for i, n := range st.Normalizers {
-			f, err := normalizer(n, fmt.Sprintf("%s.normalizers[%d]", field, i))
-			if err != nil {
-				return nil, err
-			}
-			if f != nil {
-				fs = append(fs, f)
-			}
-		}
-		return func(s string) string {
-			for _, f := range fs {
-				s = f(s)
-			}
-			return s
-		}, nil
-	}
-	return nil, fmt.Errorf("%s.type %q is not supported for BPE (want NFC, NFKC, NFD, NFKD, Lowercase or Sequence)", field, st.Type)
 }
 
 // byteLevel reads a BPE file's pre-tokenizer: ByteLevel, alone or in a

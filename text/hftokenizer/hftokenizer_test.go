@@ -39,10 +39,6 @@ func readExpected(t *testing.T) expected {
 	return e
 }
 
-// knownUnigramDiff are fixture texts text/sentencepiece encodes differently
-// from SentencePiece: leading white space.
-var knownUnigramDiff = map[string]bool{"  The tower's height:   330 metres!\tIt's tall.": true}
-
 func TestReference(t *testing.T) {
 	exp := readExpected(t)
 	for _, tc := range []struct{ dir, model string }{{"tiny-roberta", "BPE"}, {"tiny-xlm-roberta", "Unigram"}} {
@@ -60,16 +56,6 @@ func TestReference(t *testing.T) {
 			}
 			for _, x := range e.Texts {
 				_, ids := tok.Encode(x.Text)
-				if tc.model == "Unigram" && knownUnigramDiff[x.Text] {
-					// text/sentencepiece adds the dummy prefix even where
-					// the normalized text starts with a space, where
-					// Metaspace and SentencePiece do not: a known
-					// difference, kept visible until it is fixed there.
-					if slices.Equal(ids, x.IDs) {
-						t.Errorf("Encode(%q) now matches: remove it from knownUnigramDiff", x.Text)
-					}
-					continue
-				}
 				if !slices.Equal(ids, x.IDs) && !(len(ids) == 0 && len(x.IDs) == 0) {
 					t.Errorf("Encode(%q) = %v, want %v", x.Text, ids, x.IDs)
 				}
@@ -104,6 +90,7 @@ func TestErrors(t *testing.T) {
 		{"wordpiece", `{"model":{"type":"WordPiece","vocab":{}}}`, `model.type "WordPiece"`},
 		{"bad merge", `{"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":["a b"]}}`, `"ab" is not in the vocabulary`},
 		{"pre-tokenizer", `{"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`, `pre_tokenizer.type "Whitespace"`},
+		{"normalizer", `{"normalizer":{"type":"Sequence","normalizers":[{"type":"BertNormalizer"}]},"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`, `normalizer.normalizers[0].type "BertNormalizer"`},
 		{"post", `{"pre_tokenizer":{"type":"ByteLevel"},"post_processor":{"type":"RobertaProcessing","sep":["</s>",9],"cls":["<s>",0]},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`, "outside the vocabulary"},
 		{"syntax", "{\n\"model\": [}", "byte 13"},
 	} {

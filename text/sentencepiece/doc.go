@@ -17,7 +17,9 @@
 //     runs of unknowns become one unknown piece. Control pieces (<s>) never
 //     match text; user-defined pieces get sentencepiece's bonus.
 //   - HuggingFace (tokenizers' Unigram): the same in float64, with every
-//     vocabulary entry matchable.
+//     vocabulary entry matchable, and Metaspace's prefix: "▁" is put in
+//     front only where the normalized text does not already start with a
+//     space.
 //   - USELiteJS: the tokenizer in USE-Lite's JavaScript runtime, documented
 //     at [ReadUSELite]. It differs from SentencePiece a lot: NFKC only, no
 //     trimming or collapsing (each ASCII space is its own "▁"; tabs and

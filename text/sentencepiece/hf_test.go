@@ -20,6 +20,8 @@ func TestHFUnigram(t *testing.T) {
 		{"the cat sat on the mat.", []string{"▁the", "▁cat", "▁sat", "▁on", "▁the", "▁mat", "."}, []int{4, 7, 10, 11, 4, 12, 21}},
 		// The regex collapses runs of spaces; NFKC folds the fullwidth letters.
 		{"hello   ｗorld", []string{"▁hello", "▁world"}, []int{19, 20}},
+		// Metaspace takes a leading space as the prefix, not as a second "▁".
+		{"  the cat", []string{"▁the", "▁cat"}, []int{4, 7}},
 		// ▁ca+fé (-14) beats ▁caf+unknown é (-8.5 + min score -8.5 - 10).
 		{"café", []string{"▁ca", "fé"}, []int{8, 25}},
 		{"cafe", []string{"▁caf", "e"}, []int{26, 15}},

@@ -146,8 +146,8 @@ func ReadTokenizerJSON(r io.Reader) (*Tokenizer, error) {
 	}
 	pieces[*m.UnkID].Type = Unknown
 	o := Options{Algorithm: HuggingFace, ByteFallback: m.ByteFallback}
-	if o.Normalize, err = hfNormalizer(tj.Normalizer, "normalizer"); err != nil {
-		return nil, err
+	if o.Normalize, err = HFNormalizer(tj.Normalizer, "normalizer"); err != nil {
+		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %w", err)
 	}
 	if err := hfPreTokenizer(tj.PreTokenizer, "pre_tokenizer", &o); err != nil {
 		return nil, err
@@ -178,13 +178,18 @@ type hfStep struct {
 	PrependScheme  *string `json:"prepend_scheme"`
 }
 
-func hfNormalizer(raw json.RawMessage, field string) (func(string) string, error) {
+// HFNormalizer reads a tokenizer.json's normalizer (field names it in
+// errors) into a function; null gives nil. The normalizers do not depend on
+// the model, so text/hftokenizer reads its BPE files' with this one too.
+// Precompiled is taken to be SentencePiece's default nmt_nfkc: its compiled
+// table is not decoded.
+func HFNormalizer(raw json.RawMessage, field string) (func(string) string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	var st hfStep
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s: %w", field, jsonerr.Locate(err))
+		return nil, fmt.Errorf("%s: %w", field, jsonerr.Locate(err))
 	}
 	switch st.Type {
 	case "NFKC":
@@ -218,7 +223,7 @@ func hfNormalizer(raw json.RawMessage, field string) (func(string) string, error
 		}, nil
 	case "Prepend":
 		if st.Prepend == nil {
-			return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s.prepend missing", field)
+			return nil, fmt.Errorf("%s.prepend missing", field)
 		}
 		p := *st.Prepend
 		return func(s string) string {
@@ -229,28 +234,28 @@ func hfNormalizer(raw json.RawMessage, field string) (func(string) string, error
 		}, nil
 	case "Replace":
 		if st.Pattern == nil || st.Content == nil {
-			return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s: Replace needs pattern and content", field)
+			return nil, fmt.Errorf("%s: Replace needs pattern and content", field)
 		}
 		content := *st.Content
 		switch {
 		case st.Pattern.String != nil:
 			old := *st.Pattern.String
 			if old == "" {
-				return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s.pattern.String is empty", field)
+				return nil, fmt.Errorf("%s.pattern.String is empty", field)
 			}
 			return func(s string) string { return strings.ReplaceAll(s, old, content) }, nil
 		case st.Pattern.Regex != nil:
 			re, err := regexp.Compile(*st.Pattern.Regex)
 			if err != nil {
-				return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s.pattern.Regex: %w", field, err)
+				return nil, fmt.Errorf("%s.pattern.Regex: %w", field, err)
 			}
 			return func(s string) string { return re.ReplaceAllLiteralString(s, content) }, nil
 		}
-		return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s.pattern needs String or Regex", field)
+		return nil, fmt.Errorf("%s.pattern needs String or Regex", field)
 	case "Sequence":
 		var fs []func(string) string
 		for i, n := range st.Normalizers {
-			f, err := hfNormalizer(n, fmt.Sprintf("%s.normalizers[%d]", field, i))
+			f, err := HFNormalizer(n, fmt.Sprintf("%s.normalizers[%d]", field, i))
 			if err != nil {
 				return nil, err
 			}
@@ -265,7 +270,7 @@ func hfNormalizer(raw json.RawMessage, field string) (func(string) string, error
 			return s
 		}, nil
 	}
-	return nil, fmt.Errorf("sentencepiece: tokenizer.json: %s.type %q not supported", field, st.Type)
+	return nil, fmt.Errorf("%s.type %q is not supported (want NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace, Prepend, Precompiled or Sequence)", field, st.Type)
 }
 
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }

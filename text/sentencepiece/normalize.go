@@ -48,8 +48,10 @@ func NMTNFKC(s string) string {
 }
 
 // normalize applies the normalizer and SentencePiece's white space rules:
-// optionally trim and collapse runs of spaces, put "▁" in front
-// (add_dummy_prefix) and turn every remaining space into "▁".
+// optionally trim and collapse runs of spaces, turn every space into "▁"
+// and put "▁" in front (add_dummy_prefix). Hugging Face's Metaspace puts it
+// in front only where the text does not already start with "▁", so a
+// leading space there is the prefix, not a second one.
 func (t *Tokenizer) normalize(s string) string {
 	if t.opts.Normalize != nil {
 		s = t.opts.Normalize(s)
@@ -60,8 +62,9 @@ func (t *Tokenizer) normalize(s string) string {
 	if s == "" {
 		return ""
 	}
-	if t.opts.AddDummyPrefix {
-		s = " " + s
+	s = strings.ReplaceAll(s, " ", Space)
+	if t.opts.AddDummyPrefix && (t.opts.Algorithm != HuggingFace || !strings.HasPrefix(s, Space)) {
+		s = Space + s
 	}
-	return strings.ReplaceAll(s, " ", Space)
+	return s
 }
