@@ -3,4 +3,4 @@
 package kernel
 
 // detect: without the amd64 kernels only the generic path exists.
-func detect() Features { return Features{} }
+func detect() features { return features{} }

@@ -34,8 +34,8 @@ func (p Path) String() string {
 	return "generic"
 }
 
-// ParsePath reads a path's name as EnvVar takes it.
-func ParsePath(s string) (Path, error) {
+// parsePath reads a path's name as EnvVar takes it.
+func parsePath(s string) (Path, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "generic", "go", "purego":
 		return Generic, nil
@@ -47,15 +47,15 @@ func ParsePath(s string) (Path, error) {
 	return Generic, fmt.Errorf("kernel: %s=%q: want generic, avx2 or avx512", EnvVar, s)
 }
 
-// Features is what the CPU offers the kernels, read once at start-up.
-type Features struct {
+// features is what the CPU offers the kernels, read once at start-up.
+type features struct {
 	AVX2FMA bool // AVX2 and FMA with the YMM state saved by the OS
 	AVX512  bool // AVX-512 F, BW, DQ and VL with the ZMM state saved
 	VNNI    bool // AVX-512 VNNI (VPDPBUSD), needs AVX512
 }
 
 // best is the highest path f supports.
-func (f Features) best() Path {
+func (f features) best() Path {
 	switch {
 	case f.AVX512:
 		return AVX512
@@ -81,10 +81,10 @@ var (
 func init() {
 	p := cpuFeatures.best()
 	if s, ok := os.LookupEnv(EnvVar); ok && s != "" {
-		want, err := ParsePath(s)
+		want, err := parsePath(s)
 		switch {
 		case err != nil:
-			envNote = fmt.Sprintf("%s=%q ignored: want generic, avx2 or avx512", EnvVar, s)
+			envNote = fmt.Sprintf("%v (ignored)", err)
 			fmt.Fprintf(os.Stderr, "as2: %s\n", envNote)
 		case want > p:
 			envNote = fmt.Sprintf("%s=%s: the CPU lacks it", EnvVar, want)

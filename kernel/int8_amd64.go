@@ -7,9 +7,6 @@ import (
 	"unsafe"
 )
 
-// int8Asm: the amd64 build has the int8 tiles of int8_amd64.s.
-const int8Asm = true
-
 //go:noescape
 func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, rows int, mask uint32, beta float32)
 
@@ -57,7 +54,7 @@ func absMaxBitsAVX2(n int, x *float32) uint32
 //go:noescape
 func quantAVX2(n int, x *float32, inv float32, q *int8, flip uint32)
 
-// quantizeRowAsm is quantizeRow (without in) on the AVX-512 path, or on
+// quantizeRowAsm is quantizeRow on the AVX-512 path, or on
 // the AVX2 path with the last len(x) mod 8 values in Go; it reports
 // false where it does not apply.
 func quantizeRowAsm(q []int8, x []float32, flip int8) (float32, bool) {

@@ -2,13 +2,13 @@
 
 package kernel
 
-// int8Asm: no int8 assembly outside amd64.
-const int8Asm = false
-
+// Never called: hasVNNI and HasAVX2FMA are false outside amd64.
 func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, beta float32, c []float32, ldc int) {
 	panic("kernel: no VNNI kernel")
 }
 
+// Never called, as gemmInt8VNNI.
 func int8TileAVX2(kp int, q []int8, panel []int8, acc []int32) { panic("kernel: no AVX2 kernel") }
 
+// quantizeRowAsm: only the generic quantisation outside amd64.
 func quantizeRowAsm(q []int8, x []float32, flip int8) (float32, bool) { return 0, false }

@@ -43,9 +43,9 @@ func TestParsePath(t *testing.T) {
 		{"generic", Generic, true}, {"AVX2", AVX2, true}, {" avx512 ", AVX512, true}, {"avx-512", AVX512, true},
 		{"sse", Generic, false}, {"", Generic, false},
 	} {
-		got, err := ParsePath(tc.in)
+		got, err := parsePath(tc.in)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("ParsePath(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parsePath(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }

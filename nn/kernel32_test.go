@@ -131,7 +131,7 @@ func BenchmarkEncoderLayerInt8(b *testing.B) {
 		name := "float"
 		if int8 {
 			name = "int8"
-			if err := l.QuantizeInt8(); err != nil {
+			if err := QuantizeInt8Linears(l.Linears()...); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -153,7 +153,7 @@ func TestEncoderLayerInt8Close(t *testing.T) {
 	x, mask, _ := packBatch([]*Tensor[float32]{randTensor(1, 30, 64), randTensor(2, 17, 64)})
 	tp := NewTape[float32](nil, 0)
 	want := append([]float32(nil), l.Forward(tp, tp.Const(x), mask).Value.Data...)
-	if err := l.QuantizeInt8(); err != nil {
+	if err := QuantizeInt8Linears(l.Linears()...); err != nil {
 		t.Fatal(err)
 	}
 	got := l.Forward(tp, tp.Const(x), mask).Value.Data

@@ -40,8 +40,11 @@ func (l *Linear[T]) QuantizeInt8() error {
 	return nil
 }
 
-// QuantizeInt8Linears calls QuantizeInt8 on each layer: a model's load
-// option turns int8 inference on with its linear layers in one call.
+// QuantizeInt8Linears calls QuantizeInt8 on each layer, stopping at the
+// first error: int8 for a model's Linears in one call, whatever the kernel
+// path, as the encoders' tests and benchmarks compare it with float32.
+// (model/quant's load option packs every layer before setting any, and
+// uses a file's stored int8 weights.)
 func QuantizeInt8Linears[T Float](ls ...*Linear[T]) error {
 	for _, l := range ls {
 		if err := l.QuantizeInt8(); err != nil {

@@ -140,12 +140,12 @@ type TransformerEncoderLayer[T Float] struct {
 	FFN          *FeedForward[T]
 }
 
-// QuantizeInt8 gives the layer's four linear maps (queries/keys/values,
-// attention output, both feed-forward layers) int8 weights for inference
-// (see Linear.QuantizeInt8); attention's own products, LayerNorm and
-// training stay float32.
-func (l *TransformerEncoderLayer[T]) QuantizeInt8() error {
-	return QuantizeInt8Linears(l.Attn.QKV, l.Attn.Out, l.FFN.In, l.FFN.Out)
+// Linears returns the layer's four linear maps (queries/keys/values,
+// attention output, both feed-forward layers), those int8 inference runs
+// as int8 (Linear.QuantizeInt8); attention's own products and LayerNorm
+// stay float32.
+func (l *TransformerEncoderLayer[T]) Linears() []*Linear[T] {
+	return []*Linear[T]{l.Attn.QKV, l.Attn.Out, l.FFN.In, l.FFN.Out}
 }
 
 // NewTransformerEncoderLayer creates a randomly initialised layer.

@@ -579,7 +579,7 @@ func (m *Model) Classify(ids, typeIDs [][]int) ([][]float32, error) {
 func (m *Model) Linears() []*nn.Linear[float32] {
 	var ls []*nn.Linear[float32]
 	for _, l := range m.layers {
-		ls = append(ls, l.Attn.QKV, l.Attn.Out, l.FFN.In, l.FFN.Out)
+		ls = append(ls, l.Linears()...)
 	}
 	if m.pooler != nil {
 		ls = append(ls, m.pooler)

@@ -237,7 +237,7 @@ type files struct {
 // or a model.json file itself.
 func openFiles(p string) (*files, error) {
 	st, err := os.Stat(p)
-	if errors.Is(err, os.ErrNotExist) || p == "" {
+	if errors.Is(err, os.ErrNotExist) { // "" too: os.Stat("") is ErrNotExist
 		return nil, fmt.Errorf("uselite: %s: %w", missingHint(p), err)
 	}
 	if err != nil {

@@ -4,12 +4,10 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/encoder/bert"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/kernel"
 	"github.com/as2/as2/nn"
 	"github.com/as2/as2/text/sentencepiece"
-	"github.com/as2/as2/text/wordpiece"
 )
 
 // The benchmarks of this file are as2's side of the peer comparison run by
@@ -24,20 +22,7 @@ import (
 // BenchmarkPeersScore6x384 is BenchmarkScore6x384 (MiniLM-L6's shape, 100
 // pairs of 128 tokens) with a float and an int8 sub-benchmark.
 func BenchmarkPeersScore6x384(b *testing.B) {
-	m, err := bert.New(bert.Config{VocabSize: 30522, HiddenSize: 384, NumHiddenLayers: 6, NumAttentionHeads: 12,
-		IntermediateSize: 1536, HiddenAct: nn.ActGELU, MaxPositionEmbeddings: 512, TypeVocabSize: 2}, nn.NewRNG(1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tok, err := wordpiece.New([]string{"[PAD]", "[UNK]", "[CLS]", "[SEP]"}, wordpiece.DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	enc, err := bert.NewEncoder(m, tok)
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchPeers(b, enc, randomPairs(100, 128, 30522))
+	benchPeers(b, miniLMEncoder(b), randomPairs(100, 128, 30522))
 }
 
 // BenchmarkPeersScoreUSELite is the built-in model's cross-encoder shape:
