@@ -5,12 +5,12 @@
 //
 // # Architectures
 //
-// Each architecture package (model/cosinet, model/compagg) registers an
-// Arch: its name, its hyperparameters as a typed struct (as2's values and
-// the paper's), the training it recommends, and its constructor. Decoding
-// model files follows from these. Commands look
-// architectures up by name (Lookup) and hold no per-architecture code; the
-// binary links the architectures that package model/all imports.
+// Each architecture package (e.g. model/cosinet, model/compagg) registers
+// an Arch: its name, its hyperparameters as a typed struct (as2's values
+// and the paper's), the training it recommends, and its constructor.
+// Decoding model files follows from these. Commands look architectures up
+// by name (Lookup) and hold no per-architecture code; the binary links the
+// architectures that package model/all imports.
 //
 // # Recipes
 //

@@ -8,8 +8,10 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/text/jsonerr"
 )
 
@@ -99,12 +101,19 @@ func DefaultRecipe(arch string, paper bool, objective string) (Recipe, error) {
 	var obj Objective
 	if !slices.Contains(InBatchObjectives, objective) {
 		if obj, err = ParseObjective(objective); err != nil {
-			return Recipe{}, &FieldError{Field: "training.objective", Value: fmt.Sprintf("%q", objective), Want: "want one of " + strings.Join(append(slices.Clone(Objectives), InBatchObjectives...), ", ")}
+			return Recipe{}, objectiveError(objective)
 		}
 	}
 	r := a.Recipe(paper, obj)
 	r.Training.Objective = objective
 	return r, nil
+}
+
+// objectiveError is the error of an objective that is neither a candidate
+// objective nor an in-batch one.
+func objectiveError(name string) error {
+	return &FieldError{Field: "training.objective", Value: strconv.Quote(name),
+		Want: "want one of " + strings.Join(slices.Concat(Objectives, InBatchObjectives), ", ")}
 }
 
 // paperSuffix names a registered recipe's paper form: "cosinet-paper".
@@ -115,10 +124,11 @@ const paperSuffix = "-paper"
 // paper's, under DefaultObjective.
 func LookupRecipe(name string) (Recipe, error) {
 	arch, paper := strings.CutSuffix(name, paperSuffix)
-	if _, err := Lookup(arch); err != nil || name == "" {
+	r, err := DefaultRecipe(arch, paper, "") // fails only on an unknown architecture
+	if err != nil {
 		return Recipe{}, fmt.Errorf("recipe %q is unknown to this as2 (it knows %s)", name, strings.Join(RecipeNames(), ", "))
 	}
-	return DefaultRecipe(arch, paper, "")
+	return r, nil
 }
 
 // RecipeNames lists the registered recipes.
@@ -151,7 +161,7 @@ func (r Recipe) Validate() error {
 }
 
 func validEncoder(s string) bool {
-	return s == "static" || s == "use-lite" || strings.HasPrefix(s, "use-lite:") || (strings.HasPrefix(s, "hf:") && len(s) > 3)
+	return s == encoder.StaticKind || s == "use-lite" || strings.HasPrefix(s, "use-lite:") || (strings.HasPrefix(s, "hf:") && len(s) > 3)
 }
 
 // Validate checks the training settings' ranges; which combinations a run
@@ -163,7 +173,7 @@ func (t TrainingSpec) Validate() error {
 	}
 	switch {
 	case !slices.Contains(Objectives, t.Objective) && !slices.Contains(InBatchObjectives, t.Objective):
-		return f("objective", fmt.Sprintf("%q", t.Objective), "want one of "+strings.Join(append(slices.Clone(Objectives), InBatchObjectives...), ", "))
+		return objectiveError(t.Objective)
 	case !(t.ScoreScale > 0 && t.ScoreScale <= 1e3):
 		return f("score_scale", t.ScoreScale, "want more than 0, at most 1000")
 	case t.Epochs < 1:
@@ -346,7 +356,7 @@ func RecipeOf(m Model, objective string) (Recipe, error) {
 	r.Hyper = h
 	// The model keeps its encoder; the recipe names it where a name can
 	// (a checkpoint's folder is not recorded).
-	if k := cfg.Encoder.Kind; k == "static" || k == "use-lite" {
+	if k := cfg.Encoder.Kind; k == encoder.StaticKind || k == "use-lite" {
 		r.Encoder = k
 	}
 	return r, nil

@@ -151,26 +151,28 @@ func (a arch[H]) hyper(v any) (H, error) {
 	return want, fmt.Errorf("%T, not the %s hyperparameters %T", v, a.Arch.Name, &want)
 }
 
-func (a arch[H]) validate(hyper any) error {
-	h, err := a.hyper(hyper)
-	if err != nil || a.Arch.Validate == nil {
-		return err
+// checked returns the H that v holds, checked by the architecture's
+// Validate.
+func (a arch[H]) checked(v any) (H, error) {
+	h, err := a.hyper(v)
+	if err == nil && a.Arch.Validate != nil {
+		err = a.Arch.Validate(h)
 	}
-	return a.Arch.Validate(h)
+	return h, err
+}
+
+func (a arch[H]) validate(hyper any) error {
+	_, err := a.checked(hyper)
+	return err
 }
 
 func (a arch[H]) New(r Recipe, enc encoder.Encoder[float32]) (Trainable, error) {
 	if r.Architecture != a.Arch.Name {
 		return nil, fmt.Errorf("a recipe for %q, not %s", r.Architecture, a.Arch.Name)
 	}
-	h, err := a.hyper(r.Hyper)
+	h, err := a.checked(r.Hyper)
 	if err != nil {
 		return nil, fmt.Errorf("hyperparameters: %w", err)
-	}
-	if a.Arch.Validate != nil {
-		if err := a.Arch.Validate(h); err != nil {
-			return nil, fmt.Errorf("hyperparameters: %w", err)
-		}
 	}
 	return a.Arch.New(h, enc, r.Training.Seed)
 }

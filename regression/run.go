@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +39,8 @@ type Runner struct {
 	Rerun bool
 }
 
-// Machine describes this machine for records: OS, architecture, cores.
+// Machine describes this machine for records: host name, OS/architecture,
+// cores.
 func Machine() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s %s/%s, %d cores", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
@@ -58,15 +62,11 @@ func (r *Runner) Run(ctx context.Context, specs []*Spec) error {
 	var failed []string
 	total := 0
 	for _, s := range specs {
-		total += max(1, len(s.Seeds))
+		total += len(s.runSeeds())
 	}
 	n := 0
 	for _, s := range specs {
-		seeds := s.Seeds
-		if len(seeds) == 0 {
-			seeds = []int{0}
-		}
-		for _, seed := range seeds {
+		for _, seed := range s.runSeeds() {
 			n++
 			if !r.Rerun && r.Records.Has(s.Name, seed) {
 				fmt.Fprintf(r.Progress, "[%d/%d] %s%s: recorded, skipped\n", n, total, s.Name, seedText(seed))
@@ -95,6 +95,15 @@ func (r *Runner) Run(ctx context.Context, specs []*Spec) error {
 	return nil
 }
 
+// runSeeds returns the seeds a spec runs with: seed 0 alone for a spec
+// without seeds.
+func (s *Spec) runSeeds() []int {
+	if len(s.Seeds) == 0 {
+		return []int{0}
+	}
+	return s.Seeds
+}
+
 func seedText(seed int) string {
 	if seed == 0 {
 		return ""
@@ -107,7 +116,7 @@ func metricsText(m map[string]float64) string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sortStrings(keys)
+	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s %s", k, strconv.FormatFloat(m[k], 'g', 6, 64)))
@@ -141,6 +150,9 @@ func (r *Runner) runOne(ctx context.Context, s *Spec, seed int) (Record, error) 
 		}
 	}
 	rec := Record{Spec: s.Name, Seed: seed, Metrics: map[string]float64{}, Machine: r.Machine, Version: version.String()}
+	if s.Kind == KindTest {
+		rec.Metrics["pass"] = 1 // until a step fails
+	}
 	for _, st := range s.Steps {
 		line := expand(st, seed, dir, r.Cache)
 		rec.Command = append(rec.Command, line)
@@ -149,7 +161,6 @@ func (r *Runner) runOne(ctx context.Context, s *Spec, seed int) (Record, error) 
 			if ctx.Err() != nil {
 				return Record{}, ctx.Err()
 			}
-			rec.Metrics["pass"] = 1
 			// A test that skipped, or a pattern that matched none, checked
 			// nothing: no record, say why. A subtest left to a higher tier
 			// (shareddata.Tier) is no such skip, when something passed.
@@ -174,16 +185,8 @@ func (r *Runner) runOne(ctx context.Context, s *Spec, seed int) (Record, error) 
 		}
 	}
 	rec.Date = time.Now().UTC().Format(time.RFC3339)
-	rec.Minutes = roundTo(time.Since(start).Minutes(), 2)
+	rec.Minutes = math.Round(time.Since(start).Minutes()*100) / 100 // to the hundredth
 	return rec, nil
-}
-
-func roundTo(x float64, decimals int) float64 {
-	p := 1.0
-	for range decimals {
-		p *= 10
-	}
-	return float64(int64(x*p+0.5)) / p
 }
 
 // step runs one command line in Root and returns its standard output; its
@@ -200,16 +203,16 @@ func (r *Runner) step(ctx context.Context, s *Spec, line string) ([]byte, error)
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Dir = r.Root
 	cmd.Env = append(os.Environ(), r.sharedEnv()...)
+	if s.Kind == KindTest {
+		// The test's own tier guards (shareddata.Tier) let it run.
+		cmd.Env = append(cmd.Env, shareddata.TierEnv+"="+s.Tier)
+	}
 	for k, v := range s.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = r.Progress
-	if s.Kind == KindTest {
-		// go test prints its verdicts on stdout: keep them for a failure.
-		cmd.Stdout = io.MultiWriter(&out)
-	}
 	if err := cmd.Run(); err != nil {
 		return out.Bytes(), fmt.Errorf("%s: %w", line, err)
 	}
@@ -267,7 +270,6 @@ func BuildAS2(ctx context.Context, root, out string, progress io.Writer) error {
 	return nil
 }
 
-// skipLines returns the lines of go test -v output that say why a test skipped.
 // uncheckedSkips returns the skips of go test -v output that left
 // something unchecked, each with its messages: every skip when nothing
 // passed, else those not left to a higher tier ("" when there are none).
@@ -299,10 +301,10 @@ func uncheckedSkips(out []byte) string {
 			continue
 		}
 		name, _, _ = strings.Cut(name, " ")
-		higher := false
-		for _, m := range logs[name] {
-			higher = higher || strings.Contains(m, ": "+shareddata.SkipTierPrefix)
-		}
+		higher := slices.ContainsFunc(logs[name], func(m string) bool {
+			_, ok := shareddata.SkipTier(m)
+			return ok
+		})
 		if passed && higher {
 			continue
 		}
@@ -315,7 +317,7 @@ func uncheckedSkips(out []byte) string {
 // NeedsAS2 reports whether a step of specs runs as2.
 func NeedsAS2(specs []*Spec) bool {
 	for _, s := range specs {
-		for _, st := range append(append([]string(nil), s.Steps...), cacheSteps(s.Cache)...) {
+		for _, st := range s.allSteps() {
 			if w, err := splitWords(st); err == nil && w[0] == "as2" {
 				return true
 			}

@@ -3,6 +3,7 @@ package regression
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,7 +135,7 @@ func TestRunRecordsEachSeedAndResumes(t *testing.T) {
 	if err := r.Run(context.Background(), []*Spec{ss.Spec("t.b")}); err == nil || !strings.Contains(err.Error(), "t.b seed 1") {
 		t.Errorf("failing step: %v", err)
 	}
-	md := ss.TableNamed("t").Markdown(rs2)
+	md := ss.Markdown(ss.TableNamed("t"), rs2)
 	want := "| model | MAP | params | time | paper |\n|---|---|---|---|---|\n| A | 20.00 ± 10.00 | 1,234 | 2.5 | 70.1 |\n| Paper | 71.0 | | | 71.0 |\n"
 	if md != want {
 		t.Errorf("markdown:\n%s\nwant\n%s", md, want)
@@ -228,6 +229,35 @@ func TestLoadSpecsErrors(t *testing.T) {
 	}
 }
 
+func TestLoadRecordsErrors(t *testing.T) {
+	run := func(spec string, seed int) string {
+		return fmt.Sprintf(`{"spec": %q, "command": ["x"], "seed": %d, "metrics": {"map": 0.5}, "date": "2026-11-28T00:00:00Z", "minutes": 1}`, spec, seed)
+	}
+	for _, tc := range []struct {
+		name, file, body, err string
+	}{
+		{"good", "s.json", `{"spec": "s", "runs": [` + run("s", 1) + `,` + run("s", 2) + `]}`, ""},
+		{"misnamed file", "t.json", `{"spec": "s", "runs": [` + run("s", 1) + `]}`, "belong in s.json"},
+		{"another spec's run", "s.json", `{"spec": "s", "runs": [` + run("s", 1) + `,` + run("t", 2) + `]}`, `run 2 is of spec "t"`},
+		{"a seed twice", "s.json", `{"spec": "s", "runs": [` + run("s", 1) + `,` + run("s", 1) + `]}`, "run 2: a second record of seed 1"},
+		{"bad JSON", "s.json", `{"spec": "s", "runs": [}`, "s.json: invalid character"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := LoadRecords(dir)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.err == "" && len(rs.Runs("s")) != 2:
+			t.Errorf("%s: runs %v, want 2", tc.name, rs.Runs("s"))
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), tc.file)):
+			t.Errorf("%s: error %v, want the file and %q", tc.name, err, tc.err)
+		}
+	}
+}
+
 // TestCommittedRecords holds the committed records to their specs: a spec
 // whose expected numbers and records disagree fails here, before the docs.
 func TestCommittedRecords(t *testing.T) {
@@ -315,6 +345,26 @@ func TestCommittedViews(t *testing.T) {
 	}
 }
 
+// TestRunSetsTier: a test spec runs with $AS2_TIER at its tier, so that
+// its tests' tier guards let them run without an env of its own.
+func TestRunSetsTier(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	t.Setenv("AS2_TIER", "")
+	ss := writeSpecs(t, `table: q
+columns: [{head: test}, {head: passed, metric: pass, format: pass}]
+rows:
+  - {name: q.long, label: long, kind: test, tier: long, minutes: 1, steps: ["sh -c 'test \"$AS2_TIER\" = long && echo \"--- PASS: TestX\"'"]}
+`)
+	rs, _ := LoadRecords(t.TempDir())
+	var progress bytes.Buffer
+	r := &Runner{Records: rs, Root: t.TempDir(), Cache: t.TempDir(), Progress: &progress}
+	if err := r.Run(context.Background(), ss.All()); err != nil || rs.Runs("q.long")[0].Metrics["pass"] != 1 {
+		t.Errorf("%v, %v\n%s", err, rs.Runs("q.long"), progress.String())
+	}
+}
+
 func TestRunTestSpecs(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
@@ -329,6 +379,7 @@ rows:
   - {name: q.higher, label: leaves a subtest to the long tier, steps: ["sh -c 'echo \"=== RUN   TestX/b\"; echo \"    x_test.go:9: tier long: an accuracy floor\"; echo \"--- PASS: TestX/a\"; echo \"    --- SKIP: TestX/b (0.00s)\"'"]}
   - {name: q.alltier, label: leaves everything to the long tier, steps: ["sh -c 'echo \"=== RUN   TestX\"; echo \"    x_test.go:9: tier long: an accuracy floor\"; echo \"--- SKIP: TestX (0.00s)\"'"]}
   - {name: q.none, label: matches none, steps: ["sh -c 'echo \"testing: warning: no tests to run\"'"]}
+  - {name: q.failfirst, label: fails then passes, steps: ["sh -c 'echo \"--- FAIL: TestX\"; exit 1'", "sh -c 'echo \"--- PASS: TestY\"'"]}
 `
 	ss := writeSpecs(t, body)
 	rs, _ := LoadRecords(t.TempDir())
@@ -342,6 +393,9 @@ rows:
 	}
 	if err := r.Run(context.Background(), []*Spec{ss.Spec("q.fail")}); err == nil || rs.Runs("q.fail")[0].Metrics["pass"] != 0 {
 		t.Errorf("failing test: %v, %v", err, rs.Runs("q.fail"))
+	}
+	if err := r.Run(context.Background(), []*Spec{ss.Spec("q.failfirst")}); err == nil || rs.Runs("q.failfirst")[0].Metrics["pass"] != 0 {
+		t.Errorf("a failing step before a passing one: %v, %v", err, rs.Runs("q.failfirst"))
 	}
 	if got := Check([]*Spec{ss.Spec("q.fail")}, rs, true); len(got) != 1 {
 		t.Errorf("check of a failed test: %v", got)

@@ -4,25 +4,32 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/as2/as2/internal/shareddata"
 	"go.yaml.in/yaml/v3"
 )
 
-// Tiers, cheapest first. The unit tier is `go test ./...` itself and has no
-// specs; the others are run by `regress run --tier`.
+// Tiers, cheapest first: the tiers the tests' shareddata.Tier guards know.
+// The unit tier is `go test ./...` itself and has no specs; the others are
+// run by `regress run --tier`.
 const (
-	TierUnit  = "unit"
-	TierQuick = "quick"
-	TierLong  = "long"
-	TierFull  = "full"
+	TierUnit  = shareddata.Unit
+	TierQuick = shareddata.Quick
+	TierLong  = shareddata.Long
+	TierFull  = shareddata.Full
 )
 
-var tierOrder = map[string]int{TierUnit: 0, TierQuick: 1, TierLong: 2, TierFull: 3}
+// specTier reports whether a spec can belong to tier: any tier but unit.
+func specTier(tier string) bool {
+	return tier == TierQuick || tier == TierLong || tier == TierFull
+}
 
 // Kinds of spec: how a run's metrics are read.
 const (
@@ -74,8 +81,9 @@ type Column struct {
 	Metric string `yaml:"metric"`
 	// Format: "mean-std" (mean ± sample std in percent, 2 decimals), "pct"
 	// (mean in percent, 2 decimals), "count" (mean as an integer with
-	// thousands separators), "median" (median, 1 decimal), "frac" (mean, 4
-	// decimals), "pass" (passed/runs).
+	// thousands separators), "median" (median, 1 decimal), "median0"
+	// (median, no decimals), "frac" (mean, 4 decimals), "pass"
+	// (passed/runs).
 	Format string `yaml:"format"`
 }
 
@@ -86,14 +94,16 @@ type Spec struct {
 	Label string `yaml:"label"`
 	Kind  string `yaml:"kind"`
 	Tier  string `yaml:"tier"`
-	// Steps are command lines run in order in a scratch folder, split like
+	// Steps are command lines run in order in the module root, split like
 	// a shell's words (quotes group; no expansion). `as2` is the binary
-	// built from this checkout; {seed}, {dir} (the scratch folder) and
-	// {cache} (a folder kept between runs) are replaced.
+	// built from this checkout; {seed}, {dir} (a scratch folder of the
+	// run's own) and {cache} (a folder kept between runs) are replaced.
 	Steps []string `yaml:"steps"`
 	// Cache lists steps run before Steps unless their Creates file exists
 	// in {cache}: a pre-trained model several rows start from.
-	Cache    []CacheStep       `yaml:"cache"`
+	Cache []CacheStep `yaml:"cache"`
+	// Env adds variables to the steps' environment; a test spec's steps
+	// also get $AS2_TIER at its tier.
 	Env      map[string]string `yaml:"env"`
 	Seeds    []int             `yaml:"seeds"`
 	Expected map[string]Expect `yaml:"expected"`
@@ -140,22 +150,24 @@ func (ss *Specs) TableNamed(name string) *Table {
 			return t
 		}
 	}
-	for _, t := range ss.Tables {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
+	return ss.specTable(name)
 }
 
 // All returns every runnable spec (no reference rows), table by table.
 func (ss *Specs) All() []*Spec {
 	var out []*Spec
 	for _, t := range ss.Tables {
-		for i := range t.Rows {
-			if t.Rows[i].Kind != KindReference {
-				out = append(out, &t.Rows[i])
-			}
+		out = append(out, t.runnable()...)
+	}
+	return out
+}
+
+// runnable returns t's rows but the reference ones.
+func (t *Table) runnable() []*Spec {
+	var out []*Spec
+	for i := range t.Rows {
+		if t.Rows[i].Kind != KindReference {
+			out = append(out, &t.Rows[i])
 		}
 	}
 	return out
@@ -173,11 +185,7 @@ func (ss *Specs) Select(tier string, names []string) ([]*Spec, error) {
 			if s := ss.Spec(n); s != nil {
 				got = []*Spec{s}
 			} else if t := ss.specTable(n); t != nil {
-				for i := range t.Rows {
-					if t.Rows[i].Kind != KindReference {
-						got = append(got, &t.Rows[i])
-					}
-				}
+				got = t.runnable()
 			} else {
 				return nil, fmt.Errorf("%q: no spec or table of that name (regress list names them)", n)
 			}
@@ -190,7 +198,7 @@ func (ss *Specs) Select(tier string, names []string) ([]*Spec, error) {
 		}
 		return out, nil
 	}
-	if _, ok := tierOrder[tier]; !ok || tier == TierUnit {
+	if !specTier(tier) {
 		return nil, fmt.Errorf("tier %q: want quick, long or full (the unit tier is go test ./...)", tier)
 	}
 	var out []*Spec
@@ -241,8 +249,8 @@ func (ss *Specs) LoadViews(dir string) error {
 					if ss.Spec(m[1]) == nil {
 						return fmt.Errorf("%s: line %d: %s: no spec %q", f, i+1, m[0], m[1])
 					}
-					if m[3] != "" && !validFormat(m[3]) {
-						return fmt.Errorf("%s: line %d: %s: format %q: want mean-std, pct, count, median, median0, frac or pass", f, i+1, m[0], m[3])
+					if m[3] != "" && !slices.Contains(formats, m[3]) {
+						return fmt.Errorf("%s: line %d: %s: format %q: want one of %s", f, i+1, m[0], m[3], strings.Join(formats, ", "))
 					}
 				}
 			}
@@ -301,8 +309,8 @@ func readTable(file string) (*Table, error) {
 		return nil, fmt.Errorf("%s: table %s has no columns", file, t.Name)
 	}
 	for _, c := range t.Columns {
-		if c.Metric != "" && !validFormat(c.Format) {
-			return nil, fmt.Errorf("%s: column %q: format %q: want mean-std, pct, count, median, median0, frac or pass", file, c.Head, c.Format)
+		if c.Metric != "" && !slices.Contains(formats, c.Format) {
+			return nil, fmt.Errorf("%s: column %q: format %q: want one of %s", file, c.Head, c.Format, strings.Join(formats, ", "))
 		}
 	}
 	for i := range t.Rows {
@@ -336,26 +344,19 @@ func (s *Spec) fill(d *Spec) {
 		// A test's one metric: it passed.
 		s.Expected = map[string]Expect{"pass": {Value: 1}}
 	}
-	if len(d.Env) > 0 {
-		env := map[string]string{}
-		for k, v := range d.Env {
-			env[k] = v
-		}
-		for k, v := range s.Env {
-			env[k] = v
-		}
-		s.Env = env
+	s.Env = overlay(d.Env, s.Env)
+	s.Cells = overlay(d.Cells, s.Cells)
+}
+
+// overlay returns the defaults d with s's entries over them, a new map
+// when d has any (d is shared by every row), s itself otherwise.
+func overlay(d, s map[string]string) map[string]string {
+	if len(d) == 0 {
+		return s
 	}
-	if len(d.Cells) > 0 {
-		cells := map[string]string{}
-		for k, v := range d.Cells {
-			cells[k] = v
-		}
-		for k, v := range s.Cells {
-			cells[k] = v
-		}
-		s.Cells = cells
-	}
+	out := maps.Clone(d)
+	maps.Copy(out, s)
+	return out
 }
 
 func (s *Spec) validate() error {
@@ -375,13 +376,13 @@ func (s *Spec) validate() error {
 	default:
 		return fmt.Errorf("kind %q: want train, eval, test or reference", s.Kind)
 	}
-	if _, ok := tierOrder[s.Tier]; !ok || s.Tier == TierUnit {
+	if !specTier(s.Tier) {
 		return fmt.Errorf("tier %q: want quick, long or full", s.Tier)
 	}
 	if len(s.Steps) == 0 {
 		return errors.New("no steps")
 	}
-	for _, st := range append(append([]string(nil), s.Steps...), cacheSteps(s.Cache)...) {
+	for _, st := range s.allSteps() {
 		if _, err := splitWords(st); err != nil {
 			return fmt.Errorf("step %q: %w", st, err)
 		}
@@ -403,21 +404,17 @@ func (s *Spec) validate() error {
 	return nil
 }
 
-func cacheSteps(cs []CacheStep) []string {
-	var out []string
-	for _, c := range cs {
+// allSteps returns the spec's steps, then its cache steps.
+func (s *Spec) allSteps() []string {
+	out := slices.Clone(s.Steps)
+	for _, c := range s.Cache {
 		out = append(out, c.Step)
 	}
 	return out
 }
 
-func validFormat(f string) bool {
-	switch f {
-	case "mean-std", "pct", "count", "median", "median0", "frac", "pass":
-		return true
-	}
-	return false
-}
+// formats are the cell formats that cell knows.
+var formats = []string{"mean-std", "pct", "count", "median", "median0", "frac", "pass"}
 
 // splitWords splits a command line into words as a shell does for plain
 // words and quotes, without expansion: quotes group, a backslash escapes

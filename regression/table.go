@@ -10,30 +10,24 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/google/renameio/v2"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"gonum.org/v1/gonum/stat"
 )
 
-// mean and sample standard deviation of xs.
+// meanStd is the mean and sample standard deviation of xs; one value's
+// deviation is 0 (gonum's is NaN), none's mean NaN.
 func meanStd(xs []float64) (float64, float64) {
-	if len(xs) == 0 {
+	switch len(xs) {
+	case 0:
 		return math.NaN(), math.NaN()
+	case 1:
+		return xs[0], 0
 	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	m := s / float64(len(xs))
-	if len(xs) < 2 {
-		return m, 0
-	}
-	var q float64
-	for _, x := range xs {
-		q += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(q / float64(len(xs)-1))
+	return stat.MeanStdDev(xs, nil)
 }
 
 func median(xs []float64) float64 {
@@ -60,22 +54,8 @@ func values(runs []Record, m string) []float64 {
 	return out
 }
 
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// english writes numbers with thousands separators: 1,234,567.
+var english = message.NewPrinter(language.English)
 
 // cell formats a column's metric over runs.
 func cell(c Column, runs []Record) string {
@@ -93,7 +73,7 @@ func cell(c Column, runs []Record) string {
 	case "pct":
 		return fmt.Sprintf("%.2f", 100*m)
 	case "count":
-		return commas(int64(math.Round(m)))
+		return english.Sprintf("%d", int64(math.Round(m)))
 	case "median":
 		return fmt.Sprintf("%.1f", median(xs))
 	case "median0":
@@ -134,45 +114,48 @@ func (ss *Specs) expandCell(c string, rs *Records) string {
 // line per row with records (reference rows always), in the spec's order. A
 // row with fewer seeds recorded than its spec asks says how many it has.
 func (ss *Specs) Markdown(t *Table, rs *Records) string {
-	if len(t.Lines) > 0 {
-		var b strings.Builder
-		b.WriteString("|")
-		for _, c := range t.Columns {
-			b.WriteString(" " + c.Head + " |")
-		}
-		b.WriteString("\n|")
-		for range t.Columns {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
-		for _, line := range t.Lines {
-			b.WriteString("|")
-			for _, c := range line {
-				if c = ss.expandCell(c, rs); c == "" {
-					b.WriteString(" |")
-				} else {
-					b.WriteString(" " + c + " |")
-				}
-			}
-			b.WriteString("\n")
-		}
-		return b.String()
+	if len(t.Lines) == 0 {
+		return t.markdown(rs)
 	}
-	return t.Markdown(rs)
+	var b strings.Builder
+	t.writeHeader(&b)
+	for _, line := range t.Lines {
+		cells := make([]string, len(line))
+		for i, c := range line {
+			cells[i] = ss.expandCell(c, rs)
+		}
+		writeRow(&b, cells)
+	}
+	return b.String()
 }
 
-// Markdown renders a table of specs from rs (see Specs.Markdown).
-func (t *Table) Markdown(rs *Records) string {
-	var b strings.Builder
-	b.WriteString("|")
-	for _, c := range t.Columns {
-		b.WriteString(" " + c.Head + " |")
+// writeHeader writes t's headings and the line under them.
+func (t *Table) writeHeader(b *strings.Builder) {
+	heads := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		heads[i] = c.Head
 	}
-	b.WriteString("\n|")
-	for range t.Columns {
-		b.WriteString("---|")
+	writeRow(b, heads)
+	b.WriteString("|" + strings.Repeat("---|", len(t.Columns)) + "\n")
+}
+
+// writeRow writes one line of a Markdown table; an empty cell is "| |".
+func writeRow(b *strings.Builder, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		if c == "" {
+			b.WriteString(" |")
+		} else {
+			b.WriteString(" " + c + " |")
+		}
 	}
 	b.WriteString("\n")
+}
+
+// markdown renders a table of specs from rs (see Specs.Markdown).
+func (t *Table) markdown(rs *Records) string {
+	var b strings.Builder
+	t.writeHeader(&b)
 	for i := range t.Rows {
 		s := &t.Rows[i]
 		runs := rs.Runs(s.Name)
@@ -187,22 +170,15 @@ func (t *Table) Markdown(rs *Records) string {
 				label += fmt.Sprintf(" (%d seeds)", len(runs))
 			}
 		}
-		b.WriteString("| " + label + " |")
-		for j, c := range t.Columns {
-			if j == 0 {
-				continue
-			}
+		cells := []string{label}
+		for _, c := range t.Columns[1:] {
 			v := s.Cells[c.Head]
 			if c.Metric != "" && s.Kind != KindReference {
 				v = cell(c, runs)
 			}
-			if v == "" {
-				b.WriteString(" |")
-			} else {
-				b.WriteString(" " + v + " |")
-			}
+			cells = append(cells, v)
 		}
-		b.WriteString("\n")
+		writeRow(&b, cells)
 	}
 	return b.String()
 }

@@ -37,9 +37,9 @@ func (m *Manifest) List() string {
 	return b.String()
 }
 
-// WithoutNPM lists the datasets of m that have no npm source, which a
+// withoutNPM lists the datasets of m that have no npm source, which a
 // machine without npm can still get.
-func (m *Manifest) WithoutNPM() []string {
+func (m *Manifest) withoutNPM() []string {
 	var names []string
 	for _, d := range m.Datasets {
 		if !d.usesNPM() {
@@ -58,8 +58,8 @@ func (d *Dataset) usesNPM() bool {
 	return false
 }
 
-// Missing lists the files of d that are not yet in the data folder root.
-func (d *Dataset) Missing(root string) []string {
+// missing lists the files of d that are not yet in the data folder root.
+func (d *Dataset) missing(root string) []string {
 	var missing []string
 	for _, p := range d.Placements(root) {
 		if _, err := os.Stat(p.Path); err != nil {
@@ -75,7 +75,7 @@ func (d *Dataset) Missing(root string) []string {
 func (m *Manifest) ExplainGet(d *Dataset, root string, err error) error {
 	var nf *NPMNotFoundError
 	if errors.As(err, &nf) {
-		if plain := m.WithoutNPM(); len(plain) > 0 {
+		if plain := m.withoutNPM(); len(plain) > 0 {
 			return fmt.Errorf("%s: %w: %s", d.Name, err, strings.Join(plain, ", "))
 		}
 	}
@@ -97,7 +97,7 @@ func (m *Manifest) InstallHint(name, root string, err error) error {
 	if derr != nil {
 		return err
 	}
-	missing := d.Missing(root)
+	missing := d.missing(root)
 	if len(missing) == 0 {
 		return err
 	}

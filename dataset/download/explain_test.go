@@ -14,8 +14,8 @@ func TestExplain(t *testing.T) {
 		{Name: "plain", Dir: "plain", Files: []File{{URL: "https://example.org/a.tsv", Path: "a.tsv"}}},
 		{Name: "pkg", Dir: "pkg", Files: []File{{NPM: "p@1.0.0", Path: "p.tgz"}}},
 	}}
-	if got := m.WithoutNPM(); !slices.Equal(got, []string{"plain"}) {
-		t.Errorf("WithoutNPM: %q", got)
+	if got := m.withoutNPM(); !slices.Equal(got, []string{"plain"}) {
+		t.Errorf("withoutNPM: %q", got)
 	}
 	if l := m.List(); !strings.Contains(l, "  plain") || !strings.Contains(l, "  pkg") {
 		t.Errorf("List:\n%s", l)

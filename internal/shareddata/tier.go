@@ -3,6 +3,7 @@ package shareddata
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,19 @@ func Tier(t testing.TB, tier string) {
 // TierSkipMessage is the message of a test skipped for its tier.
 func TierSkipMessage(tier string) string {
 	return fmt.Sprintf("%s%s: an accuracy floor or long check, run by `go run ./regression/cmd/regress run --tier %s` (or %s=%s go test -run ...)", SkipTierPrefix, tier, tier, TierEnv, tier)
+}
+
+// SkipTier returns the tier that a line of `go test -v` output names, when
+// the line is a test's TierSkipMessage ("    x_test.go:9: tier quick: ..."),
+// so that the summaries of a run read the message in one place.
+func SkipTier(line string) (string, bool) {
+	_, rest, ok := strings.Cut(line, ": "+SkipTierPrefix)
+	if !ok {
+		return "", false
+	}
+	tier, _, ok := strings.Cut(rest, ":")
+	if _, known := tierRank[tier]; !ok || !known {
+		return "", false
+	}
+	return tier, true
 }

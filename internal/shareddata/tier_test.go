@@ -39,3 +39,21 @@ func TestTierSkipMessage(t *testing.T) {
 		t.Errorf("message %q: want the tier and the regress command", m)
 	}
 }
+
+func TestSkipTier(t *testing.T) {
+	for _, tc := range []struct {
+		line, tier string
+		ok         bool
+	}{
+		{"    x_test.go:9: " + TierSkipMessage(Quick), Quick, true},
+		{"    x_test.go:9: " + TierSkipMessage(Full), Full, true},
+		{"    x_test.go:9: tier long: an accuracy floor", Long, true},
+		{"    x_test.go:9: tier huge: an accuracy floor", "", false},
+		{"    x_test.go:9: " + SkipDataPrefix + "AS2_DATA=/x not found", "", false},
+		{"--- SKIP: TestTier (0.00s)", "", false},
+	} {
+		if tier, ok := SkipTier(tc.line); tier != tc.tier || ok != tc.ok {
+			t.Errorf("SkipTier(%q) = %q, %v; want %q, %v", tc.line, tier, ok, tc.tier, tc.ok)
+		}
+	}
+}

@@ -76,13 +76,16 @@ func listCmd(p *paths) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			specs := ss.All()
+			if tier != "" {
+				if specs, err = ss.Select(tier, nil); err != nil {
+					return fmt.Errorf("--tier: %w", err)
+				}
+			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "SPEC\tTIER\tRECORDED\tMINUTES\tTABLE")
 			tiers := map[string]float64{}
-			for _, s := range ss.All() {
-				if tier != "" && s.Tier != tier {
-					continue
-				}
+			for _, s := range specs {
 				want := max(1, len(s.Seeds))
 				fmt.Fprintf(w, "%s\t%s\t%d/%d\t%.1f\t%s\n", s.Name, s.Tier, len(rs.Runs(s.Name)), want, s.Minutes, s.Table().Name)
 				tiers[s.Tier] += s.Minutes
@@ -120,6 +123,9 @@ folder from scratch. Progress goes to stderr.`,
 			}
 			specs, err := ss.Select(tier, args)
 			if err != nil {
+				if tier != "" {
+					err = fmt.Errorf("--tier: %w", err)
+				}
 				return err
 			}
 			root, err := os.Getwd()
