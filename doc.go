@@ -35,7 +35,8 @@
 //
 //   - kernel, safetensors: float32 and int8 vector kernels; the
 //     safetensors format.
-//   - text: tokens, sentences, stems, WordPiece and SentencePiece.
+//   - text: tokens, sentences, stems; the subword tokenizers (WordPiece,
+//     SentencePiece, byte-level BPE, Hugging Face tokenizer.json).
 //   - dataset (and its benchmarks), metric, trec: questions and their
 //     candidates; MAP, MRR, P@k as trec_eval computes them; TREC runs and
 //     qrels.
@@ -46,8 +47,8 @@
 //   - embed, index, evaluation: sentence vectors; answer indexes (flat,
 //     binary, HNSW, BM25); evaluating rankers and retrievers.
 //   - nn, encoder, model: the neural engine; sentence encoders (BERT,
-//     USE-Lite); the trainable architectures and model files, and
-//     model/builtin, the built-in model.
+//     RoBERTa and XLM-R, USE-Lite); the trainable architectures and model
+//     files, and model/builtin, the built-in model.
 //   - train, serve, bench, regression: training recipes; the HTTP service;
 //     benchmarks; the regression table.
 package as2

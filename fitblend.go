@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/as2/as2/dataset"
@@ -61,7 +64,8 @@ type BlendFit struct {
 // FitBlend opens the rankers specs name (BlendOptions.Open),
 // fits their blend on the labelled questions qs (a dev set: never the
 // test set, nor the data a model trained on), and measures each ranker's
-// MAP and the blend's on qs. It is as2 tune blend, for a Go program.
+// MAP and the blend's on qs, each ranker scoring each question once. It
+// is as2 tune blend, for a Go program.
 func FitBlend(ctx context.Context, specs []string, qs []dataset.Question, o BlendOptions) (*BlendFit, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -71,29 +75,35 @@ func FitBlend(ctx context.Context, specs []string, qs []dataset.Question, o Blen
 	if open == nil {
 		open = func(spec string) (rank.Ranker, error) {
 			r, err := OpenRanker(ctx, spec)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", spec, err)
+			// A missing file's error already starts with its path.
+			if err != nil && !strings.HasPrefix(err.Error(), strings.TrimPrefix(spec, FilePrefix)+":") {
+				err = fmt.Errorf("%s: %w", spec, err)
 			}
-			return r, nil
+			return r, err
 		}
 	}
-	var rs []rank.Ranker
+	var rs, once []rank.Ranker
 	for _, spec := range specs {
 		r, err := open(spec)
 		if err != nil {
 			return nil, err
 		}
 		rs = append(rs, r)
+		once = append(once, &scoredOnce{Ranker: r, scores: map[string]scoredQuestion{}})
 	}
+	var fitted *blend.Blend
 	var err error
 	if o.Folds > 0 {
-		f.Blend, f.CV, err = blend.FitCV(ctx, rs, qs, o.Options, o.Folds, nil)
+		fitted, f.CV, err = blend.FitCV(ctx, once, qs, o.Options, o.Folds, nil)
 	} else {
-		f.Blend, err = blend.Fit(ctx, rs, qs, o.Options)
+		fitted, err = blend.Fit(ctx, once, qs, o.Options)
 	}
 	if err != nil {
 		return nil, err
 	}
+	// The blend returned ranks any question: it holds the rankers
+	// themselves, not their scores of qs.
+	f.Blend = &blend.Blend{Rankers: rs, Weights: fitted.Weights, Bias: fitted.Bias}
 	dir := o.Dir
 	if dir == "" {
 		dir = "."
@@ -102,7 +112,7 @@ func FitBlend(ctx context.Context, specs []string, qs []dataset.Question, o Blen
 		return nil, err
 	}
 	maps := []metric.Measure{metric.MustParseMeasure("map")}
-	for _, r := range append(rs, rank.Ranker(f.Blend)) {
+	for _, r := range append(once, rank.Ranker(fitted)) {
 		rep, err := evaluation.Evaluate(ctx, r, qs, evaluation.Options{Measures: maps})
 		if err != nil {
 			return nil, err
@@ -139,4 +149,40 @@ func (f *BlendFit) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%.4f\n", name, weight, m)
 	}
 	return tw.Flush()
+}
+
+// scoredOnce is a ranker that keeps its scores of each question: FitBlend
+// fits the blend on the rankers' scores of qs, then measures each ranker
+// and the blend on qs, which would otherwise run every ranker (a neural
+// model among them, as a rule) three times over the same questions.
+type scoredOnce struct {
+	rank.Ranker
+	mu     sync.Mutex
+	scores map[string]scoredQuestion // by question id
+}
+
+// scoredQuestion is a question as it was scored, and its scores: a
+// question of the same id with other candidates (evaluation leaves out
+// empty ones, which changes a pool's statistics) is scored again.
+type scoredQuestion struct {
+	text       string
+	candidates []dataset.Candidate
+	scores     []float64
+}
+
+func (r *scoredOnce) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
+	r.mu.Lock()
+	had, ok := r.scores[q.ID]
+	r.mu.Unlock()
+	if ok && had.text == q.Text && slices.Equal(had.candidates, q.Candidates) {
+		return slices.Clone(had.scores), nil
+	}
+	s, err := r.Ranker.Score(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.scores[q.ID] = scoredQuestion{q.Text, slices.Clone(q.Candidates), slices.Clone(s)}
+	r.mu.Unlock()
+	return s, nil
 }

@@ -4,12 +4,16 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/as2/as2"
 	"github.com/as2/as2/dataset"
+	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/metric"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/rank/blend"
 )
@@ -109,6 +113,80 @@ func TestFitBlendErrors(t *testing.T) {
 		}
 		if tc.o.Open != nil && !errors.Is(err, boom) {
 			t.Errorf("%s: %v is not Open's error", tc.name, err)
+		}
+	}
+}
+
+// A missing file is named once, not once by FitBlend and again by
+// OpenRanker.
+func TestFitBlendNamesMissingFileOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.as2")
+	for _, spec := range []string{path, as2.FilePrefix + path} {
+		_, err := as2.FitBlend(context.Background(), []string{spec}, blendQuestions(), as2.BlendOptions{})
+		if err == nil || strings.Count(err.Error(), path) != 1 || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want %s named once", spec, err, path)
+		}
+	}
+}
+
+// counting is a ranker that counts the times it scores each question.
+type counting struct {
+	rank.Ranker
+	calls map[string]int // by question id
+}
+
+func (c *counting) Score(ctx context.Context, q *dataset.Question) ([]float64, error) {
+	c.calls[q.ID]++
+	return c.Ranker.Score(ctx, q)
+}
+
+// TestFitBlendScoresOnce: FitBlend fits on the rankers' scores and
+// measures each ranker and the blend on the same questions, every ranker
+// scoring each question once; its MAPs are evaluation's, and the blend it
+// returns holds the rankers opened, which rank other questions too.
+func TestFitBlendScoresOnce(t *testing.T) {
+	ctx := context.Background()
+	qs := blendQuestions()
+	qs[3].Candidates = append(qs[3].Candidates, dataset.Candidate{ID: "4e", Text: " ", Position: 3, Label: dataset.Negative})
+	specs := []string{"wo", "bm25"}
+	for _, folds := range []int{0, 2} {
+		opened := map[string]*counting{}
+		open := func(spec string) (rank.Ranker, error) {
+			r, err := as2.OpenRanker(ctx, spec)
+			if err != nil {
+				return nil, err
+			}
+			opened[spec] = &counting{Ranker: r, calls: map[string]int{}}
+			return opened[spec], nil
+		}
+		f, err := as2.FitBlend(ctx, specs, qs, as2.BlendOptions{Options: blend.Options{L2: 1e-3}, Folds: folds, Open: open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range specs {
+			for _, q := range qs {
+				// Evaluation scores a question without its empty
+				// candidate: another question to the ranker.
+				want := 1
+				if q.HasEmpty() {
+					want = 2
+				}
+				if n := opened[spec].calls[q.ID]; n != want {
+					t.Errorf("%d folds: %s scored question %s %d times, want %d", folds, spec, q.ID, n, want)
+				}
+			}
+		}
+		for i, r := range append(slices.Clone(f.Blend.Rankers), rank.Ranker(f.Blend)) {
+			if i < len(specs) && r != rank.Ranker(opened[specs[i]]) {
+				t.Errorf("%d folds: the blend's ranker %d is %T, not the one opened", folds, i, r)
+			}
+			rep, err := evaluation.Evaluate(ctx, r, qs, evaluation.Options{Measures: []metric.Measure{metric.MustParseMeasure("map")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := f.MAP[i], rep.Result.Mean["map"]; got != want {
+				t.Errorf("%d folds: MAP %d %v, evaluation's %v", folds, i, got, want)
+			}
 		}
 	}
 }

@@ -283,9 +283,6 @@ func (x *Index) IDs() []string { return x.bundle.IDs }
 // Text is the text of the answer with id ("" if none).
 func (x *Index) Text(id string) string { return x.texts[id] }
 
-// Texts maps every answer's id to its text; it is the Index's own map.
-func (x *Index) Texts() map[string]string { return x.texts }
-
 // Stored is the index of the answers' encodings.
 func (x *Index) Stored() index.Stored { return x.bundle.Index }
 
@@ -628,7 +625,7 @@ func bm25Encoder(o rank.Options) (*answerEncoder, error) {
 // openUSELite loads USE-Lite from path, checking its digest when want is
 // given.
 func openUSELite(path, want string, c *indexConfig) (*answerEncoder, error) {
-	sum, err := checkDigest(path, want)
+	sum, err := checkDigest(path, want, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -648,11 +645,11 @@ func openUSELite(path, want string, c *indexConfig) (*answerEncoder, error) {
 // vectors (dual) or binary matrices (a hash-mode HAS), checking its digest
 // when want is given.
 func openModel(path, want string, c *indexConfig) (*answerEncoder, error) {
-	sum, err := checkDigest(path, want)
-	if err != nil {
-		return nil, err
-	}
-	m, err := model.Load(path)
+	var m model.Model
+	sum, err := checkDigest(path, want, func(r io.Reader) (err error) {
+		m, err = model.Read(r)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -678,20 +675,29 @@ func fromModel(m model.Model, desc string, params map[string]string, progress fu
 
 // checkDigest returns the SHA-256 of the file at path, and an error if want
 // is given and differs: an index's vectors are only meaningful with the
-// model that encoded them.
-func checkDigest(path, want string) (string, error) {
+// model that encoded them. read, if not nil, reads the file as it is
+// hashed, so that a model file is read once; a changed file is reported
+// as such before read's error.
+func checkDigest(path, want string, read func(io.Reader) error) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	var readErr error
+	if read != nil {
+		readErr = read(io.TeeReader(f, h))
+	}
+	if _, err := io.Copy(h, f); err != nil { // what read left, or all
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if want != "" && sum != want {
+	switch {
+	case want != "" && sum != want:
 		return "", fmt.Errorf("%s: the file changed since the index was built (sha256 %.12s…, the index was built with %.12s…)", path, sum, want)
+	case readErr != nil:
+		return "", fmt.Errorf("%s: %w", path, readErr)
 	}
 	return sum, nil
 }
@@ -977,9 +983,10 @@ type HitWriter struct {
 	w     io.Writer
 	json  bool
 	lines bool
-	// oneLine keeps a tsv row on one line whatever the answer holds.
-	oneLine *strings.Replacer
 }
+
+// oneLine keeps a tsv row on one line whatever the answer holds.
+var oneLine = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 // NewHitWriter returns a HitWriter of format (HitsTSV or HitsJSON) to w;
 // lines adds each question's line number to its rows (a first tsv
@@ -988,7 +995,7 @@ func NewHitWriter(w io.Writer, format string, lines bool) (*HitWriter, error) {
 	if format != HitsTSV && format != HitsJSON {
 		return nil, fmt.Errorf("format %q: want %s or %s", format, HitsTSV, HitsJSON)
 	}
-	hw := &HitWriter{w: w, json: format == HitsJSON, lines: lines, oneLine: strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")}
+	hw := &HitWriter{w: w, json: format == HitsJSON, lines: lines}
 	if !hw.json {
 		head := "rank\tscore\tid\tanswer\n"
 		if lines {
@@ -1025,7 +1032,7 @@ func (hw *HitWriter) Write(line int, question string, hits []IndexHit) error {
 		if hw.lines {
 			fmt.Fprintf(&b, "%d\t", line)
 		}
-		fmt.Fprintf(&b, "%d\t%.4f\t%s\t%s\n", i+1, h.Score, hw.oneLine.Replace(h.ID), hw.oneLine.Replace(h.Text))
+		fmt.Fprintf(&b, "%d\t%.4f\t%s\t%s\n", i+1, h.Score, oneLine.Replace(h.ID), oneLine.Replace(h.Text))
 	}
 	_, err := io.WriteString(hw.w, b.String())
 	return err

@@ -10,16 +10,19 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/as2/as2"
 	"github.com/as2/as2/dataset/reqa"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/evaluation/retrieval"
 	"github.com/as2/as2/index"
 	"github.com/as2/as2/internal/shareddata"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/dual"
 	"github.com/as2/as2/rank"
 )
 
@@ -708,5 +711,55 @@ func TestIndexWrite(t *testing.T) {
 	}
 	if hits, err := z.Search(ctx, "Who wrote Hamlet?", 1); err != nil || len(hits) != 1 || hits[0].ID != "a" {
 		t.Errorf("stored index: %+v, %v", hits, err)
+	}
+}
+
+// TestIndexModelFile builds an index with a model file as its retriever,
+// which the index file records by path and digest: opening it reads the
+// model again (the file read once, for both), and a file changed since is
+// refused as changed, even when it is no model at all any more.
+func TestIndexModelFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := dual.New(dual.Hyper{Layer: dual.LayerNone, Pool: dual.PoolEncoder, FineTune: true}, encodertest.USELite(t, 1), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "dual.as2")
+	if err := model.Save(file, m); err != nil {
+		t.Fatal(err)
+	}
+	x, err := as2.BuildIndex(ctx, capitalIDs, capitalTexts, as2.WithRetriever(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := x.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	indexFile := writeTestFile(t, filepath.Join(dir, "dual.idx"), buf.String())
+	y, err := as2.OpenIndex(ctx, indexFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := x.Search(ctx, "Which city is the capital of Italy?", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := y.Search(ctx, "Which city is the capital of Italy?", 2); err != nil || !reflect.DeepEqual(got, want) || y.Description() != x.Description() {
+		t.Errorf("reopened: %+v %v %q; built: %+v %q", got, err, y.Description(), want, x.Description())
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"not a model": "not a model", "truncated": string(saved[:len(saved)/2])} {
+		other := writeTestFile(t, filepath.Join(dir, name+".as2"), content)
+		if _, err := as2.OpenIndex(ctx, indexFile, as2.WithRetrieverFile(other)); err == nil || !strings.Contains(err.Error(), "the file changed since the index was built") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := as2.OpenIndex(ctx, indexFile, as2.WithRetrieverFile(filepath.Join(dir, "gone.as2"))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing model file: %v", err)
 	}
 }

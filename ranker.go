@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/as2/as2/dataset"
@@ -240,11 +239,7 @@ func blendMemberFile(dir, name string) string {
 // probability that the sentence answers; other rankers are calibrated
 // with as2 trigger (trigger.LoadCalibration reads its file).
 func CalibrationOf(r rank.Ranker) (trigger.Calibration, bool) {
-	// Comparing interfaces panics on an uncomparable dynamic type.
-	if r == nil || !reflect.TypeOf(r).Comparable() {
-		return trigger.Calibration{}, false
-	}
-	if !builtin.Is(r) {
+	if !builtin.Is(r) { // false for nil and uncomparable rankers, without a panic
 		return trigger.Calibration{}, false
 	}
 	return builtin.Calibration(), true

@@ -51,17 +51,17 @@ func TestSelect(t *testing.T) {
 // calibration; blank sentences come last; no sentence is an error.
 func TestSelectOptions(t *testing.T) {
 	ctx := context.Background()
-	bm25, err := as2.OpenRanker(ctx, "wo")
+	wo, err := as2.OpenRanker(ctx, "wo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := as2.Select(ctx, "who wrote hamlet?", "It is a play. Shakespeare wrote Hamlet.", as2.WithRanker(bm25))
+	sel, err := as2.Select(ctx, "who wrote hamlet?", "It is a play. Shakespeare wrote Hamlet.", as2.WithRanker(wo))
 	if err != nil || sel.Calibrated || sel.Answer || sel.Sentences[0].Index != 1 {
 		t.Fatalf("wo: %+v, %v", sel, err)
 	}
 	// wo scores 2 for the answer: sigmoid(2a+b) >= 0.5 with a=1, b=-1.
 	cal := &trigger.Calibration{A: 1, B: -1, Threshold: 0.5}
-	sel, err = as2.SelectSentences(ctx, "who wrote hamlet?", []string{"  ", "It is a play.", "Shakespeare wrote Hamlet."}, as2.WithRanker(bm25), as2.WithCalibration(cal))
+	sel, err = as2.SelectSentences(ctx, "who wrote hamlet?", []string{"  ", "It is a play.", "Shakespeare wrote Hamlet."}, as2.WithRanker(wo), as2.WithCalibration(cal))
 	if err != nil {
 		t.Fatal(err)
 	}

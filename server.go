@@ -137,7 +137,6 @@ func NewServer(ctx context.Context, c ServerConfig) (*serve.Server, error) {
 		specs = []string{Builtin + "=" + Builtin}
 	}
 	rankers := map[string]rank.Ranker{}
-	var calibrated []string // names served by the built-in model
 	add := func(setting, entry, want string, spec func(target string) (string, error)) error {
 		name, target, ok := strings.Cut(entry, "=")
 		if !ok || name == "" || target == "" {
@@ -155,9 +154,6 @@ func NewServer(ctx context.Context, c ServerConfig) (*serve.Server, error) {
 			return configErr(setting, entry, err)
 		}
 		rankers[name] = r
-		if s == Builtin {
-			calibrated = append(calibrated, name)
-		}
 		return nil
 	}
 	for _, entry := range c.Cascades {
@@ -183,10 +179,11 @@ func NewServer(ctx context.Context, c ServerConfig) (*serve.Server, error) {
 	}
 	// The built-in model brings its calibration; Calibrations may replace
 	// it.
-	for _, name := range calibrated {
-		cal, _ := CalibrationOf(rankers[name])
-		if err := srv.Calibrate(name, cal); err != nil {
-			return nil, err
+	for name, r := range rankers {
+		if cal, ok := CalibrationOf(r); ok {
+			if err := srv.Calibrate(name, cal); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, entry := range c.Calibrations {
