@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -38,12 +37,11 @@ func Cascade(ctx context.Context, first, last rank.Ranker, firstName, lastName, 
 // Write prints r in format (see Formats). The table gives each k's P@1,
 // MAP and latency, and both against the last stage alone.
 func (r CascadeReport) Write(w io.Writer, format string) error {
-	if err := CheckFormat(format); err != nil {
-		return err
-	}
-	if format == "json" {
-		return json.NewEncoder(w).Encode(r)
-	}
+	return writeReport(w, format, r, r.table)
+}
+
+// table prints r for people.
+func (r CascadeReport) table(w io.Writer) error {
 	fmt.Fprintf(w, "%s → %s, %s (%d questions), on %s\n", r.First, r.Last, r.Data, r.Questions, r.Machine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "k\tcandidates to last stage\tP@1\tMAP\tms/question\t% of last-stage P@1\tlatency vs last stage\t")

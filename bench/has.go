@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -120,8 +119,8 @@ func matrices(dim int, bms []index.BitMatrix, first int) (*index.Matrices, error
 	return x, x.Add(ids, bms)
 }
 
-// HASMethod is one way of answering the benchmark's questions.
-type HASMethod struct {
+// hasMethod is one way of answering the benchmark's questions.
+type hasMethod struct {
 	Name, Mode string
 	Store      string // what it stores per answer: StorePooled, StoreFloat, StoreBits or StoreNone
 	// prepare stores q's candidates (untimed); score then ranks them.
@@ -129,13 +128,13 @@ type HASMethod struct {
 	score   func(ctx context.Context, question string, stored any) ([]float64, error)
 }
 
-// HASMethods are the methods the given models (by mode; has.Hash is
+// hasMethods are the methods the given models (by mode; has.Hash is
 // required) allow, in Table 6's order.
-func HASMethods(models map[string]*has.Model) []HASMethod {
-	var out []HASMethod
-	recompute := func(name, mode string) HASMethod {
+func hasMethods(models map[string]*has.Model) []hasMethod {
+	var out []hasMethod
+	recompute := func(name, mode string) hasMethod {
 		m := models[mode]
-		return HASMethod{Name: name, Mode: mode, Store: StoreNone,
+		return hasMethod{Name: name, Mode: mode, Store: StoreNone,
 			prepare: func(_ context.Context, texts []string) (any, error) { return texts, nil },
 			score: func(ctx context.Context, question string, stored any) ([]float64, error) {
 				q := &dataset.Question{Text: question}
@@ -145,9 +144,9 @@ func HASMethods(models map[string]*has.Model) []HASMethod {
 				return m.Score(ctx, q)
 			}}
 	}
-	floats := func(name, mode, store string) HASMethod {
+	floats := func(name, mode, store string) hasMethod {
 		m := models[mode]
-		return HASMethod{Name: name, Mode: mode, Store: store,
+		return hasMethod{Name: name, Mode: mode, Store: store,
 			prepare: func(ctx context.Context, texts []string) (any, error) { return m.EncodeFloatAnswers(ctx, texts) },
 			score: func(ctx context.Context, question string, stored any) ([]float64, error) {
 				return m.ScoreFloatAnswers(ctx, question, stored.([][]float32))
@@ -163,7 +162,7 @@ func HASMethods(models map[string]*has.Model) []HASMethod {
 	if m == nil {
 		return out
 	}
-	out = append(out, recompute("HAS (recompute)", has.Hash), HASMethod{Name: "HAS (store, bits)", Mode: has.Hash, Store: StoreBits,
+	out = append(out, recompute("HAS (recompute)", has.Hash), hasMethod{Name: "HAS (store, bits)", Mode: has.Hash, Store: StoreBits,
 		prepare: func(ctx context.Context, texts []string) (any, error) {
 			bms, err := m.EncodeAnswers(ctx, texts)
 			if err != nil {
@@ -188,7 +187,7 @@ func HASMethods(models map[string]*has.Model) []HASMethod {
 
 // Run ranks qs by the method, timing each question's scoring (storing
 // its candidates is not timed); step gets the questions done so far.
-func (meth HASMethod) Run(ctx context.Context, qs []dataset.Question, step func(done int)) (HASRow, error) {
+func (meth hasMethod) Run(ctx context.Context, qs []dataset.Question, step func(done int)) (HASRow, error) {
 	var times []time.Duration
 	r := rank.Func(func(ctx context.Context, q *dataset.Question) ([]float64, error) {
 		texts := make([]string, len(q.Candidates))
@@ -247,7 +246,7 @@ func HAS(ctx context.Context, models map[string]*has.Model, qs []dataset.Questio
 	for _, q := range qs {
 		rep.Candidates += len(q.Candidates)
 	}
-	for _, meth := range HASMethods(models) {
+	for _, meth := range hasMethods(models) {
 		step, done := progress.start(meth.Name, len(qs))
 		row, err := meth.Run(ctx, qs, step)
 		done()
@@ -263,13 +262,10 @@ func HAS(ctx context.Context, models map[string]*has.Model, qs []dataset.Questio
 }
 
 // Write prints r in format (see Formats).
-func (r HASReport) Write(w io.Writer, format string) error {
-	if err := CheckFormat(format); err != nil {
-		return err
-	}
-	if format == "json" {
-		return json.NewEncoder(w).Encode(r)
-	}
+func (r HASReport) Write(w io.Writer, format string) error { return writeReport(w, format, r, r.table) }
+
+// table prints r for people.
+func (r HASReport) table(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d questions, %.1f candidates each, on %s\n", r.Data, r.Questions, float64(r.Candidates)/float64(max(r.Questions, 1)), r.Machine)
 	if r.Pool != nil {
 		fmt.Fprintf(w, "pool: %d distinct answers, %d words (%s), encoded by the HAS model in %.1fs\n", r.Pool.Answers, r.Pool.Words, strings.Join(r.Pool.Sources, ","), r.Pool.EncodeSeconds)

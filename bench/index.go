@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -161,7 +160,7 @@ func Indexes(ctx context.Context, flat *index.Flat, ids []string, enc index.Enco
 			if err != nil {
 				return IndexReport{}, err
 			}
-			row, hits, err := TimeSearches(ctx, x.Search, qs, o.K, truth)
+			row, hits, err := timeSearches(ctx, x.Search, qs, o.K, truth)
 			if err != nil {
 				return IndexReport{}, fmt.Errorf("%s: %w", kind, err)
 			}
@@ -262,10 +261,10 @@ func (o *IndexOptions) settings(kind string) []func(VectorIndex) (string, error)
 	return out
 }
 
-// TimeSearches runs every question through search for the top k, one at
+// timeSearches runs every question through search for the top k, one at
 // a time: the latencies, recall@k against truth (if any; else 0), and the
 // hits.
-func TimeSearches(ctx context.Context, search func(context.Context, []float32, int) ([]index.Hit, error), qs [][]float32, k int, truth [][]index.Hit) (IndexRow, [][]index.Hit, error) {
+func timeSearches(ctx context.Context, search func(context.Context, []float32, int) ([]index.Hit, error), qs [][]float32, k int, truth [][]index.Hit) (IndexRow, [][]index.Hit, error) {
 	if truth != nil && len(truth) != len(qs) {
 		return IndexRow{}, nil, fmt.Errorf("%d true answer lists for %d questions", len(truth), len(qs))
 	}
@@ -330,7 +329,7 @@ func (o *IndexOptions) weaviate(ctx context.Context, ids []string, vecs [][]floa
 		if err := x.SetEf(ctx, ef); err != nil {
 			return nil, err
 		}
-		row, _, err := TimeSearches(ctx, x.Search, qs, o.K, truth)
+		row, _, err := timeSearches(ctx, x.Search, qs, o.K, truth)
 		if err != nil {
 			return nil, err
 		}
@@ -348,12 +347,11 @@ func (o *IndexOptions) weaviate(ctx context.Context, ids []string, vecs [][]floa
 
 // Write prints r in format (see Formats).
 func (r IndexReport) Write(w io.Writer, format string) error {
-	if err := CheckFormat(format); err != nil {
-		return err
-	}
-	if format == "json" {
-		return json.NewEncoder(w).Encode(r)
-	}
+	return writeReport(w, format, r, r.table)
+}
+
+// table prints r for people.
+func (r IndexReport) table(w io.Writer) error {
 	fmt.Fprintf(w, "answer indexes on %s\n", r.Machine)
 	fmt.Fprintf(w, "pool: %d vectors of %d dimensions (%s): %d real, %d padded (%s)\n", r.Size, r.Dim, r.Encoder, r.Real, r.Size-r.Real, r.Padding)
 	fmt.Fprintf(w, "questions: %d of %s, top %d, one at a time\n", r.Queries, r.Questions, r.K)

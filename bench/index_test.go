@@ -62,21 +62,21 @@ func TestTimeSearches(t *testing.T) {
 		return answers[q[0]], nil
 	}
 	qs := [][]float32{{1}, {2}}
-	row, got, err := TimeSearches(context.Background(), search, qs, 2, [][]index.Hit{hits("a", "b"), hits("c", "x")})
+	row, got, err := timeSearches(context.Background(), search, qs, 2, [][]index.Hit{hits("a", "b"), hits("c", "x")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(asked, []float32{1, 2}) || len(got) != 2 || got[1][0].ID != "c" || row.Recall != 0.75 || row.P99ms < row.P50ms {
 		t.Errorf("asked %v, hits %v, row %+v", asked, got, row)
 	}
-	if row, _, _ := TimeSearches(context.Background(), search, qs, 2, nil); row.Recall != 0 {
+	if row, _, _ := timeSearches(context.Background(), search, qs, 2, nil); row.Recall != 0 {
 		t.Errorf("recall %v without truth", row.Recall)
 	}
 	boom := errors.New("boom")
-	if _, _, err := TimeSearches(context.Background(), func(context.Context, []float32, int) ([]index.Hit, error) { return nil, boom }, qs, 2, nil); !errors.Is(err, boom) {
+	if _, _, err := timeSearches(context.Background(), func(context.Context, []float32, int) ([]index.Hit, error) { return nil, boom }, qs, 2, nil); !errors.Is(err, boom) {
 		t.Errorf("error %v", err)
 	}
-	if _, _, err := TimeSearches(context.Background(), search, qs, 2, [][]index.Hit{nil}); err == nil {
+	if _, _, err := timeSearches(context.Background(), search, qs, 2, [][]index.Hit{nil}); err == nil {
 		t.Error("truth for 1 of 2 questions accepted")
 	}
 }

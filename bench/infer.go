@@ -6,12 +6,10 @@ import (
 	"time"
 
 	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/dataset/catalog"
-	"github.com/as2/as2/embed"
-	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
+	"github.com/as2/as2/train"
 )
 
 // UntrainedLabel names the ranker UntrainedCosinet returns in reports.
@@ -22,26 +20,13 @@ const UntrainedLabel = "cosinet+birnn (untrained)"
 // vectors in embeddings, by default (for "") the data folder's (its speed
 // does not depend on the weights).
 func UntrainedCosinet(embeddings string) (rank.Ranker, error) {
-	if embeddings == "" {
-		embeddings = catalog.DefaultEmbeddings()
-	}
-	vecs, err := embed.Load(embeddings, "auto")
-	if err != nil {
-		return nil, err
-	}
-	enc, err := encoder.NewStatic[float32](vecs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", embeddings, err)
-	}
-	a, err := model.Lookup("cosinet")
-	if err != nil {
-		return nil, err
-	}
 	r, err := model.DefaultRecipe("cosinet", false, "")
 	if err != nil {
 		return nil, err
 	}
-	return a.New(r, enc)
+	// train.NewModel is how as2 train builds its untrained model: the same
+	// encoder and the same network as a run of the default recipe times.
+	return train.NewModel(r, embeddings, "auto", nil)
 }
 
 // CheckInfer refuses Infer's bad settings, and a bad report format, before

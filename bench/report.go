@@ -20,6 +20,19 @@ func CheckFormat(format string) error {
 	return nil
 }
 
+// writeReport prints report in format: as JSON, or as table prints it.
+// Every report's Write is this, so that the formats are checked and
+// written alike.
+func writeReport(w io.Writer, format string, report any, table func(io.Writer) error) error {
+	if err := CheckFormat(format); err != nil {
+		return err
+	}
+	if format == "json" {
+		return json.NewEncoder(w).Encode(report)
+	}
+	return table(w)
+}
+
 // Result is a throughput measurement: as2 bench train and infer.
 type Result struct {
 	Benchmark   string  `json:"benchmark"`
@@ -34,13 +47,10 @@ type Result struct {
 }
 
 // Write prints r in format (see Formats).
-func (r Result) Write(w io.Writer, format string) error {
-	if err := CheckFormat(format); err != nil {
-		return err
-	}
-	if format == "json" {
-		return json.NewEncoder(w).Encode(r)
-	}
+func (r Result) Write(w io.Writer, format string) error { return writeReport(w, format, r, r.table) }
+
+// table prints r for people.
+func (r Result) table(w io.Writer) error {
 	fmt.Fprintf(w, "%s on %s\n  settings: %s\n  %d pairs in %.2fs: %.0f pairs/s", r.Benchmark, r.Machine, r.Settings, r.Pairs, r.Seconds, r.PairsPerSec)
 	if r.Params > 0 {
 		fmt.Fprintf(w, ", %d parameters", r.Params)

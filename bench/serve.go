@@ -71,11 +71,11 @@ type ServeReport struct {
 	Rows      []ServeRow `json:"rows"`
 }
 
-// RerankBodies returns one POST /v1/rerank body (for model "m") for each
+// rerankBodies returns one POST /v1/rerank body (for model "m") for each
 // question of qs: its candidates, then other questions' until there are
 // docs of them, each padded with further candidates or cut to about
 // docTokens tokens when docTokens > 0.
-func RerankBodies(qs []dataset.Question, docs, docTokens int) ([][]byte, error) {
+func rerankBodies(qs []dataset.Question, docs, docTokens int) ([][]byte, error) {
 	var pool []string
 	for _, q := range qs {
 		for _, c := range q.Candidates {
@@ -139,7 +139,7 @@ func Serve(ctx context.Context, r rank.Ranker, label string, qs []dataset.Questi
 	if err := o.Check(""); err != nil {
 		return ServeReport{}, err
 	}
-	bodies, err := RerankBodies(qs, o.Documents, o.DocTokens)
+	bodies, err := rerankBodies(qs, o.Documents, o.DocTokens)
 	if err != nil {
 		return ServeReport{}, err
 	}
@@ -225,12 +225,11 @@ func load(ctx context.Context, client *http.Client, url string, bodies [][]byte,
 
 // Write prints r in format (see Formats).
 func (r ServeReport) Write(w io.Writer, format string) error {
-	if err := CheckFormat(format); err != nil {
-		return err
-	}
-	if format == "json" {
-		return json.NewEncoder(w).Encode(r)
-	}
+	return writeReport(w, format, r, r.table)
+}
+
+// table prints r for people.
+func (r ServeReport) table(w io.Writer) error {
 	fmt.Fprintf(w, "POST /v1/rerank, %d documents per request, ranker %s, on %s\n", r.Documents, r.Ranker, r.Machine)
 	fmt.Fprintf(w, "%8s %9s %9s %9s %10s %12s %8s %14s\n", "clients", "requests", "p50 ms", "p99 ms", "req/s", "pairs/s", "429s", "peak RSS MiB")
 	for _, row := range r.Rows {

@@ -40,7 +40,7 @@ func TestRerankBodies(t *testing.T) {
 		{"short documents", 2, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			bodies, err := RerankBodies(qs, tc.docs, tc.docTokens)
+			bodies, err := rerankBodies(qs, tc.docs, tc.docTokens)
 			if err != nil || len(bodies) != len(qs) {
 				t.Fatalf("%d bodies, %v", len(bodies), err)
 			}
@@ -63,10 +63,10 @@ func TestRerankBodies(t *testing.T) {
 			}
 		})
 	}
-	if _, err := RerankBodies(nil, 5, 0); err == nil {
+	if _, err := rerankBodies(nil, 5, 0); err == nil {
 		t.Error("bodies without candidates")
 	}
-	if _, err := RerankBodies(qs, 0, 0); err == nil {
+	if _, err := rerankBodies(qs, 0, 0); err == nil {
 		t.Error("bodies of no documents")
 	}
 }

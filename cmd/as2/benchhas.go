@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/as2/as2/bench"
-	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/model/has"
 )
 
@@ -96,29 +94,4 @@ docs/evaluation.md#speed.`,
 	formatFlag(fs, &format)
 	fs.BoolVar(&quiet, "quiet", false, "no progress bars")
 	return cmd
-}
-
-// progressBars shows a bench loop's progress as a bar on w (see
-// newProgress: only on a terminal).
-func progressBars(w io.Writer) bench.Progress {
-	return func(what string, total int) (func(int), func()) {
-		p := newProgress(w, total, what)
-		return p.step, p.done
-	}
-}
-
-// loadSplit loads the questions of a DATASET:SPLIT spec (its subset sub)
-// with d's other settings; flag names the spec's flag in errors. (It
-// serves as2 data sentences and train --also too.)
-func loadSplit(d datasetFlags, flag, spec string, sub dataset.Subset) ([]dataset.Question, error) {
-	name, split, ok := strings.Cut(spec, ":")
-	if !ok || name == "" || split == "" {
-		return nil, fmt.Errorf("%s %q: want DATASET:SPLIT, e.g. trecqa:train-all", flag, spec)
-	}
-	d.name, d.path = name, ""
-	_, kept, _, err := d.load(split, sub)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", flag, spec, err)
-	}
-	return kept, nil
 }

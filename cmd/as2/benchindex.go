@@ -86,7 +86,7 @@ func (c *benchIndex) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	x, err := as2.OpenIndex(ctx, c.vectors, as2.WithIndexWorkers(runtime.GOMAXPROCS(0)))
 	if err != nil {
-		return indexFileError("--vectors", c.vectors, err)
+		return indexFileError("--vectors", err)
 	}
 	flat, ok := x.Stored().(*index.Flat)
 	if !ok {

@@ -89,8 +89,8 @@ expected P@1 of a random ranking. docs/data.md says more.`,
   as2 data stats --dataset trecqa --split test --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "table" && format != "json" {
-				return fmt.Errorf("--format %q: want table or json", format)
+			if err := checkFormat(format); err != nil {
+				return err
 			}
 			splits := []string{d.split}
 			if d.split == "" {
@@ -113,7 +113,7 @@ expected P@1 of a random ranking. docs/data.md says more.`,
 		},
 	}
 	d.register(cmd.Flags(), "all")
-	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
+	formatFlag(cmd.Flags(), &format)
 	return cmd
 }
 

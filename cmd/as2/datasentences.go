@@ -26,7 +26,7 @@ func newDataSentencesCmd() *cobra.Command {
 		Long: `Write every distinct candidate sentence of the --pool splits as ID<TAB>TEXT
 lines, which as2 index build --answers reads (docs/data.md).`,
 		Example: `  as2 data sentences --out sentences.tsv
-  as2 index build --encoder use-lite --index flat --answers sentences.tsv --out sentences-use.idx
+  as2 index build --retriever use-lite --kind flat --answers sentences.tsv --out sentences-use.idx
   as2 bench index --vectors sentences-use.idx --size 1000000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -92,6 +92,22 @@ func (d *datasetFlags) load(split string, sub dataset.Subset) (all, kept []datas
 	return l.All, l.Kept, l.Subset, nil
 }
 
+// loadSplit loads the questions of a DATASET:SPLIT spec (its subset sub)
+// with d's other settings; flag names the spec's flag in errors (--pool,
+// --also).
+func loadSplit(d datasetFlags, flag, spec string, sub dataset.Subset) ([]dataset.Question, error) {
+	name, split, ok := strings.Cut(spec, ":")
+	if !ok || name == "" || split == "" {
+		return nil, fmt.Errorf("%s %q: want DATASET:SPLIT, e.g. trecqa:train-all", flag, spec)
+	}
+	d.name, d.path = name, ""
+	_, kept, _, err := d.load(split, sub)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, spec, err)
+	}
+	return kept, nil
+}
+
 // int8FlagHelp documents --int8 wherever a ranker is opened.
 const int8FlagHelp = "run the transformer models (builtin, model files, Hugging Face folders) with int8 weights on the int8 kernels (float32 where only the generic kernels run)"
 

@@ -43,10 +43,9 @@ func newRankCmd() *cobra.Command {
 the sentences of a document (a text file, - for standard input); with --input,
 the candidates of every question of a JSONL or TSV file (labels are ignored).
 
-The default ranker is the built-in model (--ranker builtin), which needs no
-data or download and whose calibrated scores say whether the best sentence
-answers. Output formats, empty candidates and calibration: docs/data.md
-("as2 rank output"); the model: docs/model-card.md.`,
+The default ranker is the built-in model, which needs no data or download
+(docs/model-card.md). Output formats, empty candidates and calibration:
+docs/data.md ("as2 rank output").`,
 		Example: `  as2 rank --question "when did the berlin wall fall?" --document article.txt --top 3
   as2 rank --input questions.jsonl > ranked.jsonl
   as2 rank --input questions.jsonl --ranker bm25 > ranked.jsonl

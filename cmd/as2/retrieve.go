@@ -81,11 +81,9 @@ func newIndexEvalCmd(oldNames bool) *cobra.Command {
 		Short: "Evaluate a retriever on a ReQA pool: MRR, R@1/5/10 and the ENDX paper's Eq. 15 recall",
 		Long: `Retrieve the top --depth answers of a ReQA pool (as2 data reqa) for each of its
 questions with --retriever (as as2 index build takes it) and print ReQA's MRR
-and R@1/5/10, and the ENDX paper's Eq. 15 recall beside them. --save-index
-and --load-index write and read the built index. --fuse adds a second
-retriever, merged by --fusion (rrf or relative); --rerank reorders the
-retrieved answers with a ranker, the cascade retrieve:--depth → ranker that
-as2 serve's /v1/retrieve runs. docs/retrieval.md is the guide.`,
+and R@1/5/10, and the ENDX paper's Eq. 15 recall beside them; --rerank runs the
+cascade retrieve:--depth → ranker of as2 serve's /v1/retrieve. docs/retrieval.md
+is the guide.`,
 		Example: `  as2 index eval --pool reqa-squad.jsonl
   as2 index eval --pool reqa-squad-test.jsonl --retriever use-lite --save-index use-lite-test.idx
   as2 index eval --pool reqa-squad-test.jsonl --retriever dual.as2 --kind hnsw
@@ -111,16 +109,16 @@ as2 serve's /v1/retrieve runs. docs/retrieval.md is the guide.`,
 	f.StringVar(&c.Rerank, "rerank", "", "ranker of the retrieved answers: "+builtin.Name+", a rule-based ranker ("+rank.NamesHelp()+") or a model file")
 	f.Float64Var(&c.RetrievalWeight, "retrieval-weight", 0, "with --rerank: order by the ranker's score plus this times the retrieval score, each min-max scaled over the --depth answers (0: the ranker's order alone)")
 	f.IntVar(&c.flags.Workers, "workers", runtime.GOMAXPROCS(0), "questions (and sentence-encoding goroutines, and hnsw insertions) at once")
-	f.StringVar(&c.format, "format", "table", "output: table or json")
+	formatFlag(f, &c.format)
 	return cmd
 }
 
 func (c *retrieveEval) run(ctx context.Context, stdout, stderr io.Writer) error {
-	switch {
-	case c.pool == "":
+	if c.pool == "" {
 		return fmt.Errorf("--pool is required (build one with as2 data reqa)")
-	case c.format != retrieval.FormatTable && c.format != retrieval.FormatJSON:
-		return fmt.Errorf("--format %q: want table or json", c.format)
+	}
+	if err := checkFormat(c.format); err != nil {
+		return err
 	}
 	if err := c.Check(c.flags.Retriever, c.flags.Kind); err != nil {
 		return fmt.Errorf("--%w", err)
@@ -178,7 +176,7 @@ func (c *retrieveEval) open(ctx context.Context, o index.Options, opts []as2.Ind
 		if errors.As(err, new(*as2.RetrieverError)) {
 			return nil, retrieverError("--retriever", err)
 		} else if err != nil {
-			return nil, indexFileError("--load-index", c.load, err)
+			return nil, indexFileError("--load-index", err)
 		}
 		return x, nil
 	}

@@ -76,12 +76,11 @@ func retrieverError(flag string, err error) error {
 	return err
 }
 
-// indexFileError names the flag that gave the index file path in err
-// (whose message starts with the path).
-func indexFileError(flag, path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
-		return notFound(flag, pe.Path, err)
+// indexFileError names the flag that gave the file in err, whose message
+// starts with the path (flagError takes a missing file's from err).
+func indexFileError(flag string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) && errors.As(err, new(*fs.PathError)) {
+		return flagError(flag, "", err)
 	}
 	return fmt.Errorf("%s %w", flag, err)
 }

@@ -45,8 +45,6 @@ or a model file from as2 train --arch dual or has) and write the index, with
 what as2 index search needs to rebuild the question encoder and the answers'
 texts, to --out (atomically). Vector retrievers index by --kind: flat, binary,
 hnsw, or weaviate (the vectors go to the Weaviate server at --weaviate-url).
-A bad line of --answers is reported as FILE:LINE. --encoder and --model (for
---retriever) and --index (for --kind) are the old names, kept for one release.
 docs/retrieval.md is the guide.`,
 		Example: `  as2 index build --retriever bm25 --answers faq.txt --out faq.idx
   as2 data reqa --half test --out reqa-test.jsonl
@@ -99,7 +97,7 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	ids, texts, err := as2.ReadAnswersFile(c.answers)
 	if err != nil {
-		return indexFileError("--answers", c.answers, err)
+		return indexFileError("--answers", err)
 	}
 	start := time.Now()
 	var encoding, indexing *progress
@@ -148,8 +146,7 @@ func newIndexSearchCmd() *cobra.Command {
 		Long: `Load an index file (as2 index build), rebuild its question encoder from what
 the file records, and print the --top answers for each question (--question,
 or --questions FILE, - for standard input, one a line): rank, score, id and
-text. --ef-search (hnsw) and --rescore (binary) change the search; without
-them, the index's own values hold. docs/retrieval.md is the guide.`,
+text. docs/retrieval.md is the guide.`,
 		Example: `  as2 index search --index faq.idx --question "How do I reset my password?"
   as2 index search --index reqa-test-use.idx --questions questions.txt --top 5 --format json
   echo "Who founded the university?" | as2 index search --index reqa-test.idx --questions -`,
@@ -195,14 +192,14 @@ func (c *search) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Wri
 	case c.format != "tsv" && c.format != "json":
 		return fmt.Errorf("--format %q: want tsv or json", c.format)
 	case c.efSearch < 0:
-		return fmt.Errorf("--ef-search %d: want at least 1", c.efSearch)
+		return fmt.Errorf("--ef-search %d: want 0 (the index's own) or more", c.efSearch)
 	case c.rescore < 0:
-		return fmt.Errorf("--rescore %d: want at least 1", c.rescore)
+		return fmt.Errorf("--rescore %d: want 0 (the index's own) or more", c.rescore)
 	}
 	x, err := as2.OpenIndex(ctx, c.index, as2.WithSearch(index.SearchOptions{EfSearch: c.efSearch, Rescore: c.rescore}),
 		as2.WithRetrieverFile(c.retrieverFile), as2.WithIndexWorkers(c.workers))
 	if err != nil {
-		return indexFileError("--index", c.index, err)
+		return indexFileError("--index", err)
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()

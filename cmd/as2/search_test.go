@@ -148,6 +148,10 @@ func TestIndexSearchErrors(t *testing.T) {
 		{[]string{"index", "search", "--index", corrupt, "--question", "q"}, "--index " + corrupt + ": reading an index bundle: corrupt index file: checksum"},
 		{[]string{"index", "search", "--index", plain, "--question", "q"}, "not an as2 index file"},
 		{[]string{"index", "search", "--index", idx, "--question", "q", "--ef-search", "50"}, "ef-search 50 is for hnsw indexes, not a bm25 one"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--ef-search", "-1"}, "--ef-search -1: want 0 (the index's own) or more"},
+		{[]string{"index", "search", "--index", idx, "--question", "q", "--rescore", "-1"}, "--rescore -1: want 0 (the index's own) or more"},
+		{[]string{"index", "eval", "--pool", missing, "--format", "csv"}, `--format "csv": want table or json`},
+		{[]string{"data", "stats", "--dataset", "wikiqa", "--format", "csv"}, `--format "csv": want table or json`},
 		{[]string{"index", "search", "--index", idx, "--questions", missing}, "--questions " + missing + ": file not found"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {

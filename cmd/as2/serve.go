@@ -22,13 +22,8 @@ ranker once: builtin (calibrated: /v1/select says whether there is an answer),
 a rule-based ranker (` + rank.NamesHelp() + `) or a file as --model reads it.
 --cascade, --index (an index file from as2 index build, for /v1/retrieve) and
 --hybrid add cascades and indexes. With no ranker or cascade, as2 serves the
-built-in model as "builtin".
-
-Routes: POST /v1/rerank and /v2/rerank (Cohere's API), /rerank
-(text-embeddings-inference's), /v1/select and /v1/retrieve; GET /v1/models,
-/healthz, /readyz, /metrics, and / (a page to try the rankers). Empty and null
-documents rank last with a null score. On SIGINT or SIGTERM as2 drains
-(--drain, then --grace) and exits 0; a second signal stops it at once.
+built-in model as "builtin". On SIGINT or SIGTERM as2 drains (--drain, then
+--grace) and exits 0.
 
 docs/serving.md is the guide: every route and field, long documents, errors,
 limits, shutdown, and the same server from Go (as2.NewServer).`,
@@ -36,7 +31,7 @@ limits, shutdown, and the same server from Go (as2.NewServer).`,
   curl -s localhost:8080/v1/select -d '{"question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote it."}'
   as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
   curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'
-  as2 index build --encoder bm25 --answers faq.txt --out faq.idx
+  as2 index build --retriever bm25 --answers faq.txt --out faq.idx
   as2 serve --index faq=faq.idx
   curl -s localhost:8080/v1/retrieve -d '{"index": "faq", "question": "How do I reset my password?", "k": 3, "rerank": "builtin"}'`,
 		Args: cobra.NoArgs,

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/model"
@@ -222,10 +220,12 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 		if run.Teacher, err = openRanker("--distill", plan.Distill.Teacher); err != nil {
 			return nil, nil, err
 		}
-		p := newProgress(stderr, len(run.Questions), "teacher scoring")
-		run.TeacherProgress = func(n int) {
-			if p.step(n); n == len(run.Questions) {
-				p.done()
+		if !t.quiet { // --quiet: no bars at all, the teacher's included
+			p := newProgress(stderr, len(run.Questions), "teacher scoring")
+			run.TeacherProgress = func(n int) {
+				if p.step(n); n == len(run.Questions) {
+					p.done()
+				}
 			}
 		}
 	}
@@ -240,8 +240,8 @@ func (t *trainCmd) fit(cmd *cobra.Command) (model.Trainable, *train.Summary, err
 		}
 	}
 	bar := t.progressBar(stderr)
-	run.Progress = func(p train.Progress) {
-		if bar != nil {
+	if bar != nil {
+		run.Progress = func(p train.Progress) {
 			if bar.GetMax() != p.Steps {
 				bar.ChangeMax(p.Steps)
 			}
@@ -316,10 +316,8 @@ func (t *trainCmd) loadData() (trainQs, devQs []dataset.Question, err error) {
 
 // progressBar returns a bar on terminals, and nil elsewhere (CI logs).
 func (t *trainCmd) progressBar(w io.Writer) *progressbar.ProgressBar {
-	f, ok := w.(*os.File)
-	if t.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if t.quiet || !terminal(w) {
 		return nil
 	}
-	return progressbar.NewOptions(1, progressbar.OptionSetWriter(w), progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowCount(), progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond))
+	return newBar(w, 1, "", progressbar.OptionShowCount())
 }
