@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/as2/as2/rank"
@@ -128,9 +129,14 @@ func (c *ServerConfig) ServedRankers() int {
 // cascade, the built-in model as "builtin". Run it with its Run method, or
 // use it as an http.Handler. Errors are *ConfigError, naming the entry.
 func NewServer(ctx context.Context, c ServerConfig) (*serve.Server, error) {
-	l := c.Limits
-	if l.MaxBodyBytes < 1 || l.MaxDocuments < 1 || l.MaxTextBytes < 1 || l.MaxTokens < 1 || l.Concurrent < 1 || l.Queue < 0 {
-		return nil, configErr("limits", "", errors.New("max-body, max-documents, max-text, max-tokens and concurrent must be positive, queue not negative"))
+	// serve checks the limits too; checked here, a bad one is named as
+	// the setting (as2 serve's flag) it came from.
+	if err := c.Limits.Validate(); err != nil {
+		var le *serve.LimitError
+		if errors.As(err, &le) {
+			return nil, configErr(le.Limit, strconv.FormatInt(le.Value, 10), le.Err)
+		}
+		return nil, err
 	}
 	specs := c.Rankers
 	if len(specs) == 0 && len(c.Cascades) == 0 {

@@ -101,7 +101,8 @@ func TestServerConfig(t *testing.T) {
 		{func(c *as2.ServerConfig) { c.Default = "nosuch" }, "default", "nosuch"},
 		{func(c *as2.ServerConfig) { c.Indexes = []string{"faq"} }, "index", "want NAME=FILE"},
 		{func(c *as2.ServerConfig) { c.Hybrids = []string{"faq"} }, "hybrid", "want NAME=FUSION"},
-		{func(c *as2.ServerConfig) { c.Limits.Concurrent = 0 }, "limits", "must be positive"},
+		{func(c *as2.ServerConfig) { c.Limits.Concurrent = 0 }, "concurrent", "must be positive"},
+		{func(c *as2.ServerConfig) { c.Limits.Queue = -1 }, "queue", "-1"},
 	} {
 		c := as2.DefaultServerConfig()
 		tc.c(&c)
