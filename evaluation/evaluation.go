@@ -13,7 +13,6 @@ package evaluation
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -106,37 +105,7 @@ func Evaluate(ctx context.Context, r rank.Ranker, qs []dataset.Question, opts Op
 // dataset.EmptyKeep) are never shown to r, which has nothing to score in
 // them: they come last, in document order, with score -Inf.
 func Rank(ctx context.Context, r rank.Ranker, q *dataset.Question, ties Ties, seed uint64) ([]rank.Scored, error) {
-	if !q.HasEmpty() {
-		return rankTies(ctx, r, q, ties, seed)
-	}
-	sub := *q
-	sub.Candidates = make([]dataset.Candidate, 0, len(q.Candidates))
-	var index, empty []int // sub's candidates' indices in q; q's empty ones
-	for i := range q.Candidates {
-		if q.Candidates[i].IsEmpty() {
-			empty = append(empty, i)
-			continue
-		}
-		sub.Candidates = append(sub.Candidates, q.Candidates[i])
-		index = append(index, i)
-	}
-	out := make([]rank.Scored, 0, len(q.Candidates))
-	if len(sub.Candidates) > 0 {
-		ranked, err := rankTies(ctx, r, &sub, ties, seed)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range ranked {
-			out = append(out, rank.Scored{Index: index[s.Index], Score: s.Score})
-		}
-	}
-	sort.SliceStable(empty, func(a, b int) bool {
-		return q.Candidates[empty[a]].Position < q.Candidates[empty[b]].Position
-	})
-	for _, i := range empty {
-		out = append(out, rank.Scored{Index: i, Score: math.Inf(-1)})
-	}
-	return out, nil
+	return rank.SkipEmpty(q, func(q *dataset.Question) ([]rank.Scored, error) { return rankTies(ctx, r, q, ties, seed) })
 }
 
 func rankTies(ctx context.Context, r rank.Ranker, q *dataset.Question, ties Ties, seed uint64) ([]rank.Scored, error) {

@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -56,8 +57,52 @@ func Texts(ctx context.Context, r Ranker, question string, texts []string) ([]Sc
 	return Rank(ctx, r, q)
 }
 
-// Rank scores q with r and returns its candidates in rank order.
+// Rank scores q with r and returns its candidates in rank order. Empty
+// candidates are never shown to r (SkipEmpty).
 func Rank(ctx context.Context, r Ranker, q *dataset.Question) ([]Scored, error) {
+	return SkipEmpty(q, func(q *dataset.Question) ([]Scored, error) { return rankAll(ctx, r, q) })
+}
+
+// SkipEmpty ranks q's candidates with rank, which is given q without its
+// empty (white-space) candidates, if it has any: a ranker has nothing to
+// score in them, and a model's score of an empty text can beat an answer.
+// They come last, in document order, with score -Inf, which is how every
+// ranking as2 prints (as2 rank, the service, evaluation) places them.
+func SkipEmpty(q *dataset.Question, rank func(*dataset.Question) ([]Scored, error)) ([]Scored, error) {
+	if !q.HasEmpty() {
+		return rank(q)
+	}
+	sub := *q
+	sub.Candidates = make([]dataset.Candidate, 0, len(q.Candidates))
+	var index, empty []int // sub's candidates' indices in q; q's empty ones
+	for i := range q.Candidates {
+		if q.Candidates[i].IsEmpty() {
+			empty = append(empty, i)
+			continue
+		}
+		sub.Candidates = append(sub.Candidates, q.Candidates[i])
+		index = append(index, i)
+	}
+	out := make([]Scored, 0, len(q.Candidates))
+	if len(sub.Candidates) > 0 {
+		ranked, err := rank(&sub)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ranked {
+			out = append(out, Scored{Index: index[s.Index], Score: s.Score})
+		}
+	}
+	sort.SliceStable(empty, func(a, b int) bool {
+		return q.Candidates[empty[a]].Position < q.Candidates[empty[b]].Position
+	})
+	for _, i := range empty {
+		out = append(out, Scored{Index: i, Score: math.Inf(-1)})
+	}
+	return out, nil
+}
+
+func rankAll(ctx context.Context, r Ranker, q *dataset.Question) ([]Scored, error) {
 	scores, err := r.Score(ctx, q)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/as2/as2/dataset"
@@ -265,4 +266,42 @@ func FuzzRankers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTextsSkipsEmpty: a ranker never sees an empty or white-space text;
+// those come last, in their order, at -Inf.
+func TestTextsSkipsEmpty(t *testing.T) {
+	r := Func(func(_ context.Context, q *dataset.Question) ([]float64, error) {
+		out := make([]float64, len(q.Candidates))
+		for i, c := range q.Candidates {
+			if strings.TrimSpace(c.Text) == "" {
+				t.Fatalf("the ranker was shown an empty candidate %q", c.Text)
+			}
+			out[i] = float64(len(c.Text))
+		}
+		return out, nil
+	})
+	for _, tc := range []struct {
+		texts []string
+		want  []int
+	}{
+		{[]string{"", "ab", " ", "abc"}, []int{3, 1, 0, 2}},
+		{[]string{"a", "abc"}, []int{1, 0}},
+		{[]string{"\t", ""}, []int{0, 1}},
+	} {
+		ranked, err := Texts(context.Background(), r, "q", tc.texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, s := range ranked {
+			got = append(got, s.Index)
+			if empty := strings.TrimSpace(tc.texts[s.Index]) == ""; empty != math.IsInf(s.Score, -1) {
+				t.Errorf("%q: text %d scored %v", tc.texts, s.Index, s.Score)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: order %v, want %v", tc.texts, got, tc.want)
+		}
+	}
 }

@@ -135,7 +135,7 @@ func planDocuments(r rank.Ranker, question string, docs []string, maxChunks, max
 // document order), and returns the documents best first, each with the
 // score of its best text.
 func (p *plan) rank(ctx context.Context, r rank.Ranker, question string) ([]docRank, error) {
-	ranked, err := rankTexts(ctx, r, question, p.texts)
+	ranked, err := rank.Texts(ctx, r, question, p.texts)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/as2/as2/index"
+	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
 )
 
@@ -311,7 +312,7 @@ func (s *Server) retrieve(r *http.Request) (any, string, error) {
 	// The retrieved answers become one question's candidates in retrieval
 	// order, which rankers reading positions take as document order; an
 	// empty one is ranked last unscored, as in /v1/rerank.
-	ranked, err := rankTexts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
+	ranked, err := rank.Texts(r.Context(), s.rankers[req.Rerank], req.Question, texts)
 	if err != nil {
 		return nil, label, err
 	}

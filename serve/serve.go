@@ -102,8 +102,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/as2/as2/dataset"
-	"github.com/as2/as2/evaluation"
 	"github.com/as2/as2/model"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/text"
@@ -682,7 +680,7 @@ func (s *Server) score(r *http.Request, model, question string, cands []string, 
 	if err := s.checkTokens(field, cands); err != nil {
 		return nil, name, err
 	}
-	ranked, err := rankTexts(r.Context(), rk, question, cands)
+	ranked, err := rank.Texts(r.Context(), rk, question, cands)
 	if err != nil {
 		return nil, name, err
 	}
@@ -858,18 +856,6 @@ func (s *Server) models(*http.Request) (any, string, error) {
 		out.Indexes = append(out.Indexes, IndexInfo{ID: n, Answers: len(x.Texts), Description: x.Description})
 	}
 	return out, "", nil
-}
-
-// rankTexts ranks texts as one question's candidates, in the given order,
-// best first. Empty or white-space texts are never given to r (a model
-// scores an empty text as anything, even above the answer): they come
-// last, in order, with score -Inf, as as2 rank ranks empty candidates.
-func rankTexts(ctx context.Context, r rank.Ranker, question string, texts []string) ([]rank.Scored, error) {
-	q := &dataset.Question{ID: "question", Text: question, Candidates: make([]dataset.Candidate, len(texts))}
-	for i, t := range texts {
-		q.Candidates[i] = dataset.Candidate{ID: strconv.Itoa(i), Text: t, Position: i, Label: dataset.Unlabeled}
-	}
-	return evaluation.Rank(ctx, r, q, evaluation.ByPosition, 0)
 }
 
 // calibration is the named model's calibration, or nil.

@@ -106,29 +106,19 @@ func selectSpans(ctx context.Context, r rank.Ranker, cal *Calibration, question 
 	if isBlank(question) {
 		return Selection{}, ErrNoQuestion
 	}
-	var texts []string
-	var index []int // texts' positions in spans
+	texts := make([]string, len(spans))
+	blank := true
 	for i, s := range spans {
-		if isBlank(s.Text) {
-			continue
-		}
-		texts = append(texts, s.Text)
-		index = append(index, i)
+		texts[i] = s.Text
+		blank = blank && isBlank(s.Text)
 	}
-	if len(texts) == 0 {
+	if blank {
 		return Selection{}, ErrNoSentences
 	}
+	// rank.Texts shows the ranker no blank sentence: they come last at -Inf.
 	ranked, err := rank.Texts(ctx, r, question, texts)
 	if err != nil {
 		return Selection{}, err
-	}
-	for k := range ranked {
-		ranked[k].Index = index[ranked[k].Index]
-	}
-	for i, s := range spans {
-		if isBlank(s.Text) {
-			ranked = append(ranked, rank.Scored{Index: i, Score: math.Inf(-1)})
-		}
 	}
 	return NewSelection(spans, ranked, cal), nil
 }
