@@ -82,17 +82,28 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, dir)
 	}
+	if err := m.ReadPooling(dir); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ReadPooling sets m's pooling and normalisation from a sentence-transformers
+// checkpoint folder: 1_Pooling/config.json and modules.json' Normalize
+// module. A folder without them keeps m's. The BERT family's loaders (this
+// package's, RoBERTa's) share it.
+func (m *Model) ReadPooling(dir string) error {
 	if data, err := os.ReadFile(filepath.Join(dir, "1_Pooling", "config.json")); err == nil {
 		if m.Pooling, err = parsePooling(data); err != nil {
-			return nil, err
+			return fmt.Errorf("%w (in %s)", err, dir)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("bert: %w", err)
+		return fmt.Errorf("bert: %w", err)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "modules.json")); err == nil {
 		m.Normalize = strings.Contains(string(data), "sentence_transformers.models.Normalize")
 	}
-	return m, nil
+	return nil
 }
 
 // source is a checkpoint's tensors by name, under an optional prefix

@@ -86,7 +86,7 @@ func Load(dir string) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, dir)
 	}
-	if err := pooling(dir, m); err != nil {
+	if err := m.ReadPooling(dir); err != nil {
 		return nil, err
 	}
 	e, err := newEncoder(cfg, cfgData, m, tok)
@@ -109,46 +109,6 @@ func newEncoder(cfg *Config, cfgJSON []byte, m *bert.Model, tok *hftokenizer.Tok
 	}
 	e.identity = encoder.WeightsIdentity(m.Params())
 	return e, nil
-}
-
-// pooling reads the sentence-transformers pooling and normalisation.
-func pooling(dir string, m *bert.Model) error {
-	data, err := os.ReadFile(filepath.Join(dir, "1_Pooling", "config.json"))
-	if err == nil {
-		var r struct {
-			CLS         bool `json:"pooling_mode_cls_token"`
-			Mean        bool `json:"pooling_mode_mean_tokens"`
-			Max         bool `json:"pooling_mode_max_tokens"`
-			MeanSqrtLen bool `json:"pooling_mode_mean_sqrt_len_tokens"`
-			Weighted    bool `json:"pooling_mode_weightedmean_tokens"`
-			LastToken   bool `json:"pooling_mode_lasttoken"`
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("roberta: %s: %w", filepath.Join(dir, "1_Pooling", "config.json"), err)
-		}
-		if r.Weighted || r.LastToken {
-			return fmt.Errorf("roberta: %s: weighted-mean and last-token pooling are not supported", filepath.Join(dir, "1_Pooling", "config.json"))
-		}
-		var modes []bert.PoolMode
-		for _, p := range []struct {
-			on   bool
-			mode bert.PoolMode
-		}{{r.CLS, bert.PoolCLS}, {r.Max, bert.PoolMax}, {r.Mean, bert.PoolMean}, {r.MeanSqrtLen, bert.PoolMeanSqrtLen}} {
-			if p.on {
-				modes = append(modes, p.mode)
-			}
-		}
-		if len(modes) == 0 {
-			return fmt.Errorf("roberta: %s: no pooling mode is on", filepath.Join(dir, "1_Pooling", "config.json"))
-		}
-		m.Pooling = modes
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("roberta: %w", err)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "modules.json")); err == nil {
-		m.Normalize = strings.Contains(string(data), "sentence_transformers.models.Normalize")
-	}
-	return nil
 }
 
 // source looks tensors up by HF name under an optional prefix.
