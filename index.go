@@ -592,11 +592,8 @@ func (c *indexConfig) openSpec(spec string) (*answerEncoder, error) {
 			opts = *c.build.BM25
 		}
 		return bm25Encoder(opts)
-	case spec == uselite.Kind || strings.HasPrefix(spec, uselite.Kind+":"):
-		path := strings.TrimPrefix(strings.TrimPrefix(spec, uselite.Kind), ":")
-		if path == "" {
-			path = uselite.DefaultPath()
-		}
+	}
+	if path, ok := uselite.SpecPath(spec); ok {
 		return openUSELite(path, "", c)
 	}
 	if _, err := os.Stat(spec); err != nil {

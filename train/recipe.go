@@ -176,14 +176,11 @@ func OpenEncoder(name, embeddings, format string) (encoder.Encoder[float32], err
 		return encoder.NewStatic[float32](vecs)
 	case embeddings != "":
 		return nil, fmt.Errorf("word vectors (%s) are for the static encoder, not %s", embeddings, name)
-	case name == uselite.Kind || strings.HasPrefix(name, uselite.Kind+":"):
-		path := strings.TrimPrefix(strings.TrimPrefix(name, uselite.Kind), ":")
-		if path == "" {
-			path = uselite.DefaultPath()
-		}
-		return uselite.LoadEncoder(path)
 	case strings.HasPrefix(name, "hf:"):
 		return bert.LoadEncoder(strings.TrimPrefix(name, "hf:"))
+	}
+	if path, ok := uselite.SpecPath(name); ok {
+		return uselite.LoadEncoder(path)
 	}
 	return nil, fmt.Errorf("encoder %q: want static, use-lite[:PATH] or hf:DIR", name)
 }

@@ -66,3 +66,21 @@ func TestDefaultPath(t *testing.T) {
 		}
 	})
 }
+
+func TestSpecPath(t *testing.T) {
+	t.Setenv("AS2_MODELS", "/models")
+	for _, tc := range []struct {
+		spec, path string
+		ok         bool
+	}{
+		{"use-lite", "/models/use-lite/" + PackageFile, true},
+		{"use-lite:", "/models/use-lite/" + PackageFile, true},
+		{"use-lite:/x/m.tgz", "/x/m.tgz", true},
+		{"use-lites", "", false},
+		{"bm25", "", false},
+	} {
+		if path, ok := SpecPath(tc.spec); path != tc.path || ok != tc.ok {
+			t.Errorf("SpecPath(%q) = %q, %v; want %q, %v", tc.spec, path, ok, tc.path, tc.ok)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/nn"
@@ -365,6 +366,19 @@ func DefaultPath() string {
 		dir = filepath.Join(c, "as2", "models")
 	}
 	return filepath.Join(dir, "use-lite", PackageFile)
+}
+
+// SpecPath returns the file a "use-lite" or "use-lite:PATH" spec names
+// (DefaultPath for the bare name), and whether spec is one: the form every
+// flag that takes a USE-Lite model accepts.
+func SpecPath(spec string) (string, bool) {
+	if spec != Kind && !strings.HasPrefix(spec, Kind+":") {
+		return "", false
+	}
+	if path := strings.TrimPrefix(spec, Kind+":"); path != spec && path != "" {
+		return path, true
+	}
+	return DefaultPath(), true
 }
 
 // missingHint says how to get the package that path names, for the error
