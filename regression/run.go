@@ -192,7 +192,7 @@ func (r *Runner) runOne(ctx context.Context, s *Spec, seed int) (Record, error) 
 // step runs one command line in Root and returns its standard output; its
 // standard error goes to Progress.
 func (r *Runner) step(ctx context.Context, s *Spec, line string) ([]byte, error) {
-	words, err := splitWords(line)
+	words, err := SplitWords(line)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func uncheckedSkips(out []byte) string {
 func NeedsAS2(specs []*Spec) bool {
 	for _, s := range specs {
 		for _, st := range s.allSteps() {
-			if w, err := splitWords(st); err == nil && w[0] == "as2" {
+			if w, err := SplitWords(st); err == nil && w[0] == "as2" {
 				return true
 			}
 		}

@@ -25,9 +25,9 @@ func TestSplitWords(t *testing.T) {
 		{in: `a "b`, err: true},
 		{in: "   ", err: true},
 	} {
-		got, err := splitWords(tc.in)
+		got, err := SplitWords(tc.in)
 		if (err != nil) != tc.err || (!tc.err && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("splitWords(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
+			t.Errorf("SplitWords(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
 		}
 	}
 }

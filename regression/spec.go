@@ -383,7 +383,7 @@ func (s *Spec) validate() error {
 		return errors.New("no steps")
 	}
 	for _, st := range s.allSteps() {
-		if _, err := splitWords(st); err != nil {
+		if _, err := SplitWords(st); err != nil {
 			return fmt.Errorf("step %q: %w", st, err)
 		}
 	}
@@ -416,10 +416,10 @@ func (s *Spec) allSteps() []string {
 // formats are the cell formats that cell knows.
 var formats = []string{"mean-std", "pct", "count", "median", "median0", "frac", "pass"}
 
-// splitWords splits a command line into words as a shell does for plain
+// SplitWords splits a command line into words as a shell does for plain
 // words and quotes, without expansion: quotes group, a backslash escapes
 // the next character outside single quotes.
-func splitWords(line string) ([]string, error) {
+func SplitWords(line string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
 	inWord := false

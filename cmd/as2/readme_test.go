@@ -2,10 +2,10 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"os"
-	"strings"
 	"testing"
+
+	"github.com/as2/as2/regression"
 )
 
 // TestOldREADMECommandsParse keeps a promise of renames: every command the
@@ -22,7 +22,7 @@ func TestOldREADMECommandsParse(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	n := 0
 	for line := 1; sc.Scan(); line++ {
-		args, err := splitShell(sc.Text())
+		args, err := regression.SplitWords(sc.Text())
 		if err != nil {
 			t.Fatalf("readme-commands.txt:%d: %v", line, err)
 		}
@@ -50,39 +50,4 @@ func TestOldREADMECommandsParse(t *testing.T) {
 	if n < 50 {
 		t.Fatalf("parsed only %d commands", n)
 	}
-}
-
-// splitShell splits a command line as a POSIX shell would for the simple
-// quoting the README uses: single and double quotes, no escapes inside.
-func splitShell(s string) ([]string, error) {
-	var args []string
-	var cur strings.Builder
-	inArg := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, inArg = r, true
-		case r == ' ' || r == '\t':
-			if inArg {
-				args = append(args, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(r)
-			inArg = true
-		}
-	}
-	if quote != 0 {
-		return nil, errors.New("unclosed quote")
-	}
-	if inArg {
-		args = append(args, cur.String())
-	}
-	return args, nil
 }
