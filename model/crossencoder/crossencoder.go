@@ -126,9 +126,11 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 	if !(h.Dropout >= 0 && h.Dropout < 1) {
 		return nil, fmt.Errorf("dropout %v outside [0, 1)", h.Dropout)
 	}
+	// A BERT-family checkpoint (bert, roberta) brings its pooler and
+	// classifier: the model starts from them.
 	var head *bert.Head
-	if be, ok := enc.(*bert.Encoder); ok {
-		head = be.Head()
+	if he, ok := enc.(interface{ Head() *bert.Head }); ok {
+		head = he.Head()
 	}
 	if h.Pool == "" {
 		switch {

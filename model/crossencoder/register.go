@@ -99,23 +99,7 @@ func LoadHF(dir string) (*Model, error) {
 	if head == nil || head.ClassifierW == nil {
 		return nil, fmt.Errorf("%s has no sequence classifier (architectures: %s): fine-tune it with as2 train --arch crossencoder --encoder hf:%s", dir, arch, dir)
 	}
-	if _, ok := enc.(*bert.Encoder); ok {
-		return New(Recipe(), enc, 1)
-	}
-	// New reads the head from a *bert.Encoder only; other families' heads,
-	// in the same layout, are set here.
-	h := Recipe()
-	h.Pool = PoolPooler
-	m, err := New(h, enc, 1)
-	if err != nil {
-		return nil, err
-	}
-	copy(m.net.pooler.W.Value.Data, head.PoolerW.Data)
-	copy(m.net.pooler.B.Value.Data, head.PoolerB.Data)
-	if err := m.net.fromClassifier(head); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return New(Recipe(), enc, 1)
 }
 
 // hfFamily names the encoder family a config.json declares: bert.Kind or
