@@ -11,9 +11,9 @@ import (
 	"github.com/as2/as2/dataset/catalog"
 	"github.com/as2/as2/embed"
 	"github.com/as2/as2/encoder"
-	"github.com/as2/as2/encoder/bert"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/model"
+	"github.com/as2/as2/model/crossencoder"
 	"github.com/as2/as2/rank"
 )
 
@@ -162,7 +162,8 @@ func (p *Plan) SetTeacher(ctx context.Context, teacher rank.Ranker, qs []dataset
 // OpenEncoder opens the token encoder a recipe names: "static" (or "")
 // over the word vectors in embeddings (of format, e.g. "auto"; "" for the
 // data folder's default), "use-lite" (its default folder), "use-lite:PATH"
-// or "hf:DIR" (a BERT-family Hugging Face checkpoint).
+// or "hf:DIR" (a Hugging Face checkpoint of the BERT, RoBERTa or
+// XLM-RoBERTa family: crossencoder.OpenHF).
 func OpenEncoder(name, embeddings, format string) (encoder.Encoder[float32], error) {
 	switch {
 	case name == "" || name == encoder.StaticKind:
@@ -177,7 +178,8 @@ func OpenEncoder(name, embeddings, format string) (encoder.Encoder[float32], err
 	case embeddings != "":
 		return nil, fmt.Errorf("word vectors (%s) are for the static encoder, not %s", embeddings, name)
 	case strings.HasPrefix(name, "hf:"):
-		return bert.LoadEncoder(strings.TrimPrefix(name, "hf:"))
+		enc, _, _, err := crossencoder.OpenHF(strings.TrimPrefix(name, "hf:"))
+		return enc, err
 	}
 	if path, ok := uselite.SpecPath(name); ok {
 		return uselite.LoadEncoder(path)

@@ -215,6 +215,16 @@ func TestOpenEncoder(t *testing.T) {
 	if _, err := OpenEncoder("static", "/nope/vectors.txt", "auto"); err == nil {
 		t.Error("missing word vectors opened")
 	}
+	// hf:DIR opens the family config.json declares.
+	for dir, kind := range map[string]string{encodertest.BERTDir(t): "bert", "../encoder/roberta/testdata/tiny-xlm-roberta": "roberta"} {
+		enc, err := OpenEncoder("hf:"+dir, "", "auto")
+		if err != nil {
+			t.Fatalf("hf:%s: %v", dir, err)
+		}
+		if got := enc.Spec().Kind; got != kind {
+			t.Errorf("hf:%s: a %s encoder, want %s", dir, got, kind)
+		}
+	}
 }
 
 // TestNewModel: a recipe's model over the word vectors given, and the

@@ -73,33 +73,42 @@ func training(_ bool, obj model.Objective) model.Training {
 // model.safetensors, tokenizer.json; e.g. bge-reranker-base). A checkpoint
 // without a sequence classifier is an encoder to fine-tune, not a ranker.
 func LoadHF(dir string) (*Model, error) {
-	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	enc, head, arch, err := OpenHF(dir)
 	if err != nil {
-		return nil, fmt.Errorf("hugging face checkpoint: %w", err)
-	}
-	var head *bert.Head
-	var enc encoder.PairEncoder
-	var arch string
-	switch family, err := hfFamily(cfg); {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "config.json"), err)
-	case family == roberta.Kind:
-		e, err := roberta.Load(dir)
-		if err != nil {
-			return nil, err
-		}
-		enc, head, arch = e, e.Head(), e.Config().Architecture
-	default:
-		e, err := bert.LoadEncoder(dir)
-		if err != nil {
-			return nil, err
-		}
-		enc, head, arch = e, e.Head(), e.Model().Config.Architecture
+		return nil, err
 	}
 	if head == nil || head.ClassifierW == nil {
 		return nil, fmt.Errorf("%s has no sequence classifier (architectures: %s): fine-tune it with as2 train --arch crossencoder --encoder hf:%s", dir, arch, dir)
 	}
 	return New(Recipe(), enc, 1)
+}
+
+// OpenHF opens a Hugging Face checkpoint folder as an encoder of the family
+// its config.json declares (BERT, RoBERTa, XLM-RoBERTa), with the
+// checkpoint's pooler and classifier when it has them (nil head otherwise)
+// and its architectures entry, for errors: what LoadHF ranks with, and
+// what as2 train --encoder hf:DIR fine-tunes.
+func OpenHF(dir string) (encoder.PairEncoder, *bert.Head, string, error) {
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("hugging face checkpoint: %w", err)
+	}
+	switch family, err := hfFamily(cfg); {
+	case err != nil:
+		return nil, nil, "", fmt.Errorf("%s: %w", filepath.Join(dir, "config.json"), err)
+	case family == roberta.Kind:
+		e, err := roberta.Load(dir)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return e, e.Head(), e.Config().Architecture, nil
+	default:
+		e, err := bert.LoadEncoder(dir)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return e, e.Head(), e.Model().Config.Architecture, nil
+	}
 }
 
 // hfFamily names the encoder family a config.json declares: bert.Kind or
