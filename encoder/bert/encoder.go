@@ -23,7 +23,14 @@ const Kind = "bert"
 // maxSeq bounds the sequences the encoder reads (BERT's 512).
 const maxSeq = 512
 
-func init() { encoder.Register(Kind, decode) }
+func init() {
+	encoder.Register(Kind, decode)
+	encoder.RegisterHF(encoder.HFFamily{
+		Name: Kind, ModelTypes: []string{"bert"},
+		Architectures: []string{ArchBertModel, ArchSequenceClassifier},
+		Open:          func(dir string) (encoder.PairEncoder, error) { return LoadEncoder(dir) },
+	})
+}
 
 // New returns a randomly initialised BERT encoder of cfg's sizes without
 // pooler or classifier (N(0, 0.02²) embeddings as BERT's initializer_range,
@@ -104,11 +111,34 @@ func (c Config) hf() hfConfig {
 }
 
 // Head is a checkpoint's sequence-classification head in nn's layout
-// ([in, out] weights): BERT's pooler tanh(W·h_[CLS] + b) and the
-// classifier over it. Either may be nil.
+// ([in, out] weights): a pooler act(W·h + b), optionally followed by a
+// LayerNorm, and the classifier over it. BERT's is tanh over h_[CLS]; the
+// other Hugging Face families differ only in these fields (DistilBERT's
+// pre_classifier is ReLU, ELECTRA's and DeBERTa's dense GELU, ModernBERT's
+// head GELU then a LayerNorm, over the mean of the states when its
+// classifier_pooling is "mean"). Any tensor may be nil: no pooler, no
+// classifier, a pooler or norm without bias.
 type Head struct {
 	PoolerW, PoolerB, ClassifierW, ClassifierB *nn.Tensor[float32]
+	// Act is the pooler's activation: HeadTanh ("", BERT's), HeadReLU,
+	// HeadGELU (erf) or HeadGELUTanh.
+	Act string
+	// NormW and NormB, when NormW is set, are a LayerNorm after the
+	// activation (ModernBERT's head.norm), with epsilon NormEps.
+	NormW, NormB *nn.Tensor[float32]
+	NormEps      float64
+	// Mean pools the mean of the real positions' states, not the first
+	// position's, before the pooler (ModernBERT's classifier_pooling "mean").
+	Mean bool
 }
+
+// Pooler activations a Head names.
+const (
+	HeadTanh     = "tanh"
+	HeadReLU     = "relu"
+	HeadGELU     = "gelu"
+	HeadGELUTanh = "gelu_tanh"
+)
 
 // Encoder is a BERT-family encoder behind the encoder seam
 // (encoder.Encoder and encoder.PairEncoder): WordPiece tokens and the last

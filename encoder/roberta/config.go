@@ -33,29 +33,6 @@ func (c *Config) Classifier() bool {
 	return c.Architecture == "RobertaForSequenceClassification" || c.Architecture == "XLMRobertaForSequenceClassification"
 }
 
-// IsFamily reports whether a config.json is of this family: model_type
-// roberta or xlm-roberta, or an architecture this package names.
-func IsFamily(data []byte) bool {
-	var r struct {
-		ModelType     string   `json:"model_type"`
-		Architectures []string `json:"architectures"`
-	}
-	if json.Unmarshal(data, &r) != nil {
-		return false
-	}
-	if _, ok := architectures[r.ModelType]; ok {
-		return true
-	}
-	for _, archs := range architectures {
-		for _, a := range r.Architectures {
-			if slices.Contains(archs, a) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // ParseConfig reads a RoBERTa or XLM-RoBERTa config.json. The sizes are
 // checked as BERT's are (bert.ParseConfig), since the layers are BERT's.
 func ParseConfig(data []byte) (*Config, error) {

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,7 +38,15 @@ const Kind = "roberta"
 // maxSeq bounds the sequences the encoder reads (RoBERTa's 512).
 const maxSeq = 512
 
-func init() { encoder.Register(Kind, decode) }
+func init() {
+	encoder.Register(Kind, decode)
+	f := encoder.HFFamily{Name: Kind, Open: func(dir string) (encoder.PairEncoder, error) { return Load(dir) }}
+	for _, t := range slices.Sorted(maps.Keys(architectures)) {
+		f.ModelTypes = append(f.ModelTypes, t)
+		f.Architectures = append(f.Architectures, architectures[t]...)
+	}
+	encoder.RegisterHF(f)
+}
 
 // Encoder is a RoBERTa-family encoder: encoder.Encoder and
 // encoder.PairEncoder over the tokenizer.json's tokens.

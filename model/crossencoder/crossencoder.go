@@ -57,7 +57,7 @@ const (
 	// and starting at zero, where it is the mean.
 	PoolAttention = "attention"
 	PoolCLS       = "cls"    // the first position's state ([CLS])
-	PoolPooler    = "pooler" // BERT's pooler: tanh(W·h_[CLS] + b)
+	PoolPooler    = "pooler" // a checkpoint's pooler: act(W·h_[CLS] + b), BERT's act being tanh
 )
 
 // Hyper are the cross-encoder's hyperparameters.
@@ -73,6 +73,13 @@ type Hyper struct {
 	// Segments adds a learned embedding to the input of every position of
 	// the candidate (marks).
 	Segments bool `json:"segments,omitempty"`
+	// PoolerAct, PoolerNormEps and PoolerMean record the form of an
+	// imported checkpoint's pooler (bert.Head's Act, a LayerNorm after it
+	// when the epsilon is positive, and mean rather than first-position
+	// pooling before it); zero is BERT's tanh over h_[CLS].
+	PoolerAct     string  `json:"pooler_act,omitempty" recipe:"-"`
+	PoolerNormEps float64 `json:"pooler_norm_eps,omitempty" recipe:"-"`
+	PoolerMean    bool    `json:"pooler_mean,omitempty" recipe:"-"`
 }
 
 // Recipe is as2's default.
@@ -90,8 +97,10 @@ type net struct {
 	enc    encoder.PairEncoder
 	ps     *nn.Params[float32]
 	pooler *nn.Linear[float32] // PoolPooler only
-	query  *nn.Param[float32]  // PoolAttention only: u [1, d]
-	score  *nn.Linear[float32]
+	// poolerNorm follows the pooler's activation (Hyper.PoolerNormEps > 0).
+	poolerNorm *nn.LayerNormLayer[float32]
+	query      *nn.Param[float32] // PoolAttention only: u [1, d]
+	score      *nn.Linear[float32]
 	// match is the exact-match table [2, input width] of a marking
 	// encoder (Hyper.ExactMatch only), segment the candidate's row [1,
 	// input width] (Hyper.Segments only); marking is the encoder when
@@ -129,14 +138,26 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 	// A BERT-family checkpoint (bert, roberta) brings its pooler and
 	// classifier: the model starts from them.
 	var head *bert.Head
-	if he, ok := enc.(interface{ Head() *bert.Head }); ok {
+	he, hf := enc.(interface{ Head() *bert.Head })
+	if hf {
 		head = he.Head()
+	}
+	if head != nil && head.PoolerW != nil {
+		h.PoolerAct, h.PoolerMean, h.PoolerNormEps = head.Act, head.Mean, 0
+		if head.NormW != nil {
+			h.PoolerNormEps = head.NormEps
+		}
+	}
+	switch h.PoolerAct {
+	case "", bert.HeadTanh, bert.HeadReLU, bert.HeadGELU, bert.HeadGELUTanh:
+	default:
+		return nil, fmt.Errorf("pooler activation %q: want tanh, relu, gelu or gelu_tanh", h.PoolerAct)
 	}
 	if h.Pool == "" {
 		switch {
 		case head != nil && head.PoolerW != nil:
 			h.Pool = PoolPooler
-		case kind == bert.Kind:
+		case hf: // a Hugging Face family's classifiers read the first position
 			h.Pool = PoolCLS
 		default:
 			h.Pool = PoolMean
@@ -153,9 +174,14 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 		n.query = n.ps.New("head.attention", 1, d)
 	case PoolPooler:
 		n.pooler = nn.NewLinear(n.ps, "head.pooler", d, d, true, rng)
+		if h.PoolerNormEps > 0 {
+			n.poolerNorm = nn.NewLayerNorm(n.ps, "head.pooler_norm", d)
+			n.poolerNorm.Eps = h.PoolerNormEps
+		}
 		if head != nil && head.PoolerW != nil {
-			copy(n.pooler.W.Value.Data, head.PoolerW.Data)
-			copy(n.pooler.B.Value.Data, head.PoolerB.Data)
+			if err := copyHead(n, head); err != nil {
+				return nil, err
+			}
 		}
 	default:
 		return nil, fmt.Errorf("pooling %q: want mean, max, attention, cls or pooler", h.Pool)
@@ -189,6 +215,44 @@ func New(h Hyper, enc encoder.Encoder[float32], seed uint64) (*Model, error) {
 		return nil, err
 	}
 	return &Model{net: n, Network: model.NewNetwork(n.prepare, n.forward)}, nil
+}
+
+// copyHead starts the pooler (and its norm) from a checkpoint's head; a
+// missing bias stays zero.
+func copyHead(n *net, head *bert.Head) error {
+	d := n.pooler.B.Value.Len()
+	for _, t := range []struct {
+		name     string
+		dst, src *nn.Tensor[float32]
+	}{
+		{"pooler weight", n.pooler.W.Value, head.PoolerW},
+		{"pooler bias", n.pooler.B.Value, head.PoolerB},
+		{"pooler norm weight", gainOf(n.poolerNorm), head.NormW},
+		{"pooler norm bias", biasOf(n.poolerNorm), head.NormB},
+	} {
+		if t.src == nil || t.dst == nil {
+			continue
+		}
+		if t.src.Len() != t.dst.Len() {
+			return fmt.Errorf("the checkpoint's %s has %d values, the encoder's width %d wants %d", t.name, t.src.Len(), d, t.dst.Len())
+		}
+		copy(t.dst.Data, t.src.Data)
+	}
+	return nil
+}
+
+func gainOf(l *nn.LayerNormLayer[float32]) *nn.Tensor[float32] {
+	if l == nil {
+		return nil
+	}
+	return l.Gain.Value
+}
+
+func biasOf(l *nn.LayerNormLayer[float32]) *nn.Tensor[float32] {
+	if l == nil {
+		return nil
+	}
+	return l.Bias.Value
 }
 
 // fromClassifier sets the score layer from a classifier [d, labels]: the
@@ -414,18 +478,41 @@ func (n *net) scoreBatch(tp *nn.Tape[float32], seqs []encoder.Sequence, idx []in
 			h := tp.Rows(x, j*t, j*t+l)
 			a := tp.Softmax(tp.MatMulT(query, h)) // [1, l]
 			pooled[j] = tp.Reshape(tp.MatMul(a, h), x.Value.Shape[1])
+		case PoolPooler:
+			if n.hyper.PoolerMean {
+				pooled[j] = tp.MeanPool(tp.Rows(x, j*t, j*t+l))
+			} else {
+				pooled[j] = tp.Row(x, j*t)
+			}
 		default:
 			pooled[j] = tp.Row(x, j*t)
 		}
 	}
 	v := tp.Stack(pooled...)
 	if n.pooler != nil {
-		v = tp.Tanh(n.pooler.Forward(tp, v))
+		v = n.poolerAct(tp, n.pooler.Forward(tp, v))
+		if n.poolerNorm != nil {
+			v = n.poolerNorm.Forward(tp, v)
+		}
 	}
 	if n.hyper.Dropout > 0 {
 		v = tp.Dropout(v, n.hyper.Dropout)
 	}
 	return n.score.Forward(tp, v)
+}
+
+// poolerAct is the pooler's activation (Hyper.PoolerAct).
+func (n *net) poolerAct(tp *nn.Tape[float32], v *nn.Var[float32]) *nn.Var[float32] {
+	switch n.hyper.PoolerAct {
+	case bert.HeadReLU:
+		return tp.ReLU(v)
+	case bert.HeadGELU:
+		return tp.GELU(v)
+	case bert.HeadGELUTanh:
+		return tp.GELUTanh(v)
+	default:
+		return tp.Tanh(v)
+	}
 }
 
 // forward computes the candidates' scores [n]. In training the batches

@@ -1,14 +1,10 @@
 package crossencoder
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/encoder/roberta"
 	"github.com/as2/as2/encoder/uselite"
 	"github.com/as2/as2/model"
 )
@@ -84,48 +80,18 @@ func LoadHF(dir string) (*Model, error) {
 }
 
 // OpenHF opens a Hugging Face checkpoint folder as an encoder of the family
-// its config.json declares (BERT, RoBERTa, XLM-RoBERTa), with the
-// checkpoint's pooler and classifier when it has them (nil head otherwise)
-// and its architectures entry, for errors: what LoadHF ranks with, and
-// what as2 train --encoder hf:DIR fine-tunes.
+// its config.json declares (encoder.OpenHF; families.go lists the families
+// linked in), with the checkpoint's pooler and classifier when it has them
+// (nil head otherwise) and its architectures entry, for errors: what
+// LoadHF ranks with, and what as2 train --encoder hf:DIR fine-tunes.
 func OpenHF(dir string) (encoder.PairEncoder, *bert.Head, string, error) {
-	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	e, c, err := encoder.OpenHF(dir)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("hugging face checkpoint: %w", err)
+		return nil, nil, "", err
 	}
-	switch family, err := hfFamily(cfg); {
-	case err != nil:
-		return nil, nil, "", fmt.Errorf("%s: %w", filepath.Join(dir, "config.json"), err)
-	case family == roberta.Kind:
-		e, err := roberta.Load(dir)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return e, e.Head(), e.Config().Architecture, nil
-	default:
-		e, err := bert.LoadEncoder(dir)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return e, e.Head(), e.Model().Config.Architecture, nil
+	var head *bert.Head
+	if he, ok := e.(interface{ Head() *bert.Head }); ok {
+		head = he.Head()
 	}
-}
-
-// hfFamily names the encoder family a config.json declares: bert.Kind or
-// roberta.Kind, or an error naming the unknown model_type or architecture.
-func hfFamily(cfg []byte) (string, error) {
-	var r struct {
-		ModelType     string   `json:"model_type"`
-		Architectures []string `json:"architectures"`
-	}
-	if err := json.Unmarshal(cfg, &r); err != nil {
-		return "", err
-	}
-	if roberta.IsFamily(cfg) {
-		return roberta.Kind, nil
-	}
-	if r.ModelType == "" || r.ModelType == "bert" {
-		return bert.Kind, nil // bert.ParseConfig names an unknown architecture
-	}
-	return "", fmt.Errorf("model_type %q (architectures %q) is not supported: as2 reads bert, roberta and xlm-roberta checkpoints", r.ModelType, r.Architectures)
+	return e, head, c.Architecture(), nil
 }
