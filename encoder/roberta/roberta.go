@@ -40,7 +40,12 @@ const maxSeq = 512
 
 func init() {
 	encoder.Register(Kind, decode)
-	f := encoder.HFFamily{Name: Kind, Open: func(dir string) (encoder.PairEncoder, error) { return Load(dir) }}
+	f := encoder.HFFamily{
+		Name:        Kind,
+		Tokenizer:   "byte-level BPE (RoBERTa) or SentencePiece Unigram (XLM-R), from tokenizer.json",
+		Checkpoints: []string{"BAAI/bge-reranker-base", "BAAI/bge-reranker-large", "BAAI/bge-reranker-v2-m3", "cross-encoder/stsb-roberta-base", "cross-encoder/quora-distilroberta-base", "intfloat/multilingual-e5-base"},
+		Open:        func(dir string) (encoder.PairEncoder, error) { return Load(dir) },
+	}
 	for _, t := range slices.Sorted(maps.Keys(architectures)) {
 		f.ModelTypes = append(f.ModelTypes, t)
 		f.Architectures = append(f.Architectures, architectures[t]...)
