@@ -225,8 +225,9 @@ var (
 )
 
 // ParseMetrics reads what a step printed into m: `as2 eval --format json`'s
-// metrics and question count, and `as2 train`'s parameters and training
-// seconds ("train_seconds").
+// metrics and question count, `as2 data stats --format json`'s counts and
+// lengths of its one split (under their JSON names), and `as2 train`'s
+// parameters and training seconds ("train_seconds").
 func ParseMetrics(out []byte, m map[string]float64) error {
 	for _, line := range strings.Split(string(out), "\n") {
 		line = strings.TrimSpace(line)
@@ -234,12 +235,23 @@ func ParseMetrics(out []byte, m map[string]float64) error {
 			var ev struct {
 				Questions *int               `json:"questions"`
 				Metrics   map[string]float64 `json:"metrics"`
+				Splits    []map[string]any   `json:"splits"`
 			}
 			if err := json.Unmarshal([]byte(line), &ev); err != nil {
 				return fmt.Errorf("reading its JSON: %w", err)
 			}
 			for k, v := range ev.Metrics {
 				m[k] = v
+			}
+			if len(ev.Splits) > 1 {
+				return fmt.Errorf("data stats printed %d splits: give the step one --split", len(ev.Splits))
+			}
+			for _, sp := range ev.Splits {
+				for k, v := range sp {
+					if f, ok := v.(float64); ok {
+						m[k] = f
+					}
+				}
 			}
 			if ev.Questions != nil {
 				m["questions"] = float64(*ev.Questions)

@@ -46,6 +46,19 @@ func TestParseMetrics(t *testing.T) {
 	if err := ParseMetrics([]byte("{not json\n"), m); err == nil {
 		t.Error("bad JSON: no error")
 	}
+	// as2 data stats --format json: one split's numbers, by their names.
+	m = map[string]float64{}
+	stats := `{"dataset":"trecqa","splits":[{"split":"test","questions":68,"candidates":1442,"avg_candidates":21.2}],"subset":"all"}`
+	if err := ParseMetrics([]byte(stats), m); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]float64{"questions": 68, "candidates": 1442, "avg_candidates": 21.2}; !reflect.DeepEqual(m, want) {
+		t.Errorf("data stats: got %v, want %v", m, want)
+	}
+	two := `{"splits":[{"questions":1},{"questions":2}]}`
+	if err := ParseMetrics([]byte(two), m); err == nil || !strings.Contains(err.Error(), "one --split") {
+		t.Errorf("two splits: error %v, want one naming --split", err)
+	}
 }
 
 const testSpec = `table: t

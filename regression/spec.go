@@ -82,7 +82,7 @@ type Column struct {
 	// Format: "mean-std" (mean ± sample std in percent, 2 decimals), "pct"
 	// (mean in percent, 2 decimals), "count" (mean as an integer with
 	// thousands separators), "median" (median, 1 decimal), "median0"
-	// (median, no decimals), "frac" (mean, 4 decimals), "pass"
+	// (median, no decimals), "frac" (mean, 4 decimals), "num2" (mean, 2 decimals, unscaled), "pass"
 	// (passed/runs).
 	Format string `yaml:"format"`
 }
@@ -414,7 +414,7 @@ func (s *Spec) allSteps() []string {
 }
 
 // formats are the cell formats that cell knows.
-var formats = []string{"mean-std", "pct", "count", "median", "median0", "frac", "pass"}
+var formats = []string{"mean-std", "pct", "count", "median", "median0", "frac", "num2", "pass"}
 
 // SplitWords splits a command line into words as a shell does for plain
 // words and quotes, without expansion: quotes group, a backslash escapes

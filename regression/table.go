@@ -80,6 +80,8 @@ func cell(c Column, runs []Record) string {
 		return fmt.Sprintf("%.0f", median(xs))
 	case "frac":
 		return fmt.Sprintf("%.4f", m)
+	case "num2": // a mean length or a percentage already ×100
+		return fmt.Sprintf("%.2f", m)
 	case "pass":
 		pass := 0
 		for _, x := range xs {
