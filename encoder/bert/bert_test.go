@@ -239,6 +239,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "prefixed missing", model: "tiny-bert-cls", edit: func(m map[string]safetensors.Tensor) { delete(m, "bert.pooler.dense.bias") }, want: `missing tensor "bert.pooler.dense.bias"`},
 		{name: "classifier", model: "tiny-bert-cls", edit: func(m map[string]safetensors.Tensor) { delete(m, "classifier.weight") }, want: `missing tensor "classifier.weight"`},
 		{name: "labels", model: "tiny-bert-cls", config: func(c map[string]any) { c["num_labels"] = 3; delete(c, "id2label") }, want: "config.json has 3 labels"},
+		{name: "embedding size", model: "tiny-bert", config: func(c map[string]any) { c["embedding_size"] = 16 }, want: "embedding_size 16 differs from hidden_size 32"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -262,6 +263,39 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); err == nil {
 		t.Error("empty directory: no error")
+	}
+}
+
+// A checkpoint with type_vocab_size 0 has no token-type embeddings: it
+// loads without the tensor, runs without types and rejects any.
+func TestNoTokenTypes(t *testing.T) {
+	dir := copyDir(t, "tiny-bert")
+	data, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["type_vocab_size"] = 0
+	data, _ = json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTensors(t, dir, func(m map[string]safetensors.Tensor) { delete(m, "embeddings.token_type_embeddings.weight") })
+	m, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Params().Get("embeddings.token_type_embeddings.weight") != nil || m.Config.TypeVocabSize != 0 {
+		t.Fatalf("token type embeddings kept: type_vocab_size %d", m.Config.TypeVocabSize)
+	}
+	if _, err := m.States([][]int{{2, 17, 3}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.States([][]int{{2, 17, 3}}, [][]int{{0, 0, 0}}); err == nil || !strings.Contains(err.Error(), "type 0 outside [0, 0)") {
+		t.Errorf("token types for a model without: %v", err)
 	}
 }
 
@@ -307,7 +341,8 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		if c.HiddenSize <= 0 || c.NumAttentionHeads <= 0 || c.HiddenSize%c.NumAttentionHeads != 0 ||
-			c.NumHiddenLayers <= 0 || c.VocabSize <= 0 || c.TypeVocabSize <= 0 || c.LayerNormEps <= 0 {
+			c.NumHiddenLayers <= 0 || c.VocabSize <= 0 || c.TypeVocabSize < 0 || c.LayerNormEps <= 0 ||
+			c.EmbeddingSize < 0 || c.EmbeddingSize == c.HiddenSize {
 			t.Fatalf("accepted invalid config %+v", c)
 		}
 	})

@@ -20,10 +20,18 @@ type Config struct {
 	IntermediateSize      int
 	HiddenAct             nn.Activation
 	MaxPositionEmbeddings int
-	TypeVocabSize         int
-	LayerNormEps          float64
-	HiddenDropout         float64 // hidden_dropout_prob, training only
-	AttentionDropout      float64 // attention_probs_dropout_prob, training only
+	// TypeVocabSize is the number of token types; 0 means no token-type
+	// embeddings at all (DistilBERT's, which has none).
+	TypeVocabSize int
+	// EmbeddingSize is embedding_size, the embeddings' width when it
+	// differs from hidden_size: ELECTRA's (Clark et al. 2020, §3.2, which
+	// shrinks the embeddings of small models) are projected to
+	// hidden_size by a linear layer after their LayerNorm. 0 means
+	// hidden_size, with no projection.
+	EmbeddingSize    int
+	LayerNormEps     float64
+	HiddenDropout    float64 // hidden_dropout_prob, training only
+	AttentionDropout float64 // attention_probs_dropout_prob, training only
 	// NumLabels is the classifier's output count from id2label or
 	// num_labels; 0 when the config names none.
 	NumLabels int
@@ -56,6 +64,7 @@ type rawConfig struct {
 	HiddenAct             *string           `json:"hidden_act"`
 	MaxPositionEmbeddings *int              `json:"max_position_embeddings"`
 	TypeVocabSize         *int              `json:"type_vocab_size"`
+	EmbeddingSize         *int              `json:"embedding_size"`
 	LayerNormEps          *float64          `json:"layer_norm_eps"`
 	HiddenDropout         *float64          `json:"hidden_dropout_prob"`
 	AttentionDropout      *float64          `json:"attention_probs_dropout_prob"`
@@ -99,12 +108,13 @@ func ParseConfig(data []byte) (*Config, error) {
 		{"num_attention_heads", r.NumAttentionHeads, &c.NumAttentionHeads, 1, maxWidth},
 		{"intermediate_size", r.IntermediateSize, &c.IntermediateSize, 1, 4 * maxWidth},
 		{"max_position_embeddings", r.MaxPositionEmbeddings, &c.MaxPositionEmbeddings, 1, maxVocab},
-		{"type_vocab_size", r.TypeVocabSize, &c.TypeVocabSize, 1, maxVocab},
+		{"type_vocab_size", r.TypeVocabSize, &c.TypeVocabSize, 0, maxVocab},
+		{"embedding_size", r.EmbeddingSize, &c.EmbeddingSize, 1, maxWidth},
 	}
 	for _, f := range ints {
 		if f.v == nil {
-			if f.name == "type_vocab_size" {
-				continue // default 2
+			if f.name == "type_vocab_size" || f.name == "embedding_size" {
+				continue // default 2, hidden_size
 			}
 			return nil, fmt.Errorf("bert: config.json: %s is missing", f.name)
 		}
@@ -112,6 +122,9 @@ func ParseConfig(data []byte) (*Config, error) {
 			return nil, fmt.Errorf("bert: config.json: %s = %d is outside [%d, %d]", f.name, *f.v, f.min, f.max)
 		}
 		*f.dst = *f.v
+	}
+	if c.EmbeddingSize == c.HiddenSize {
+		c.EmbeddingSize = 0 // no projection
 	}
 	if c.HiddenSize%c.NumAttentionHeads != 0 {
 		return nil, fmt.Errorf("bert: config.json: hidden_size %d is not a multiple of num_attention_heads %d", c.HiddenSize, c.NumAttentionHeads)
@@ -146,6 +159,15 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// EmbedWidth is the embeddings' width: EmbeddingSize, or HiddenSize when
+// that is 0.
+func (c *Config) EmbedWidth() int {
+	if c.EmbeddingSize > 0 {
+		return c.EmbeddingSize
+	}
+	return c.HiddenSize
 }
 
 // parseLabels takes the label count from id2label (keys "0".."n−1") or

@@ -24,6 +24,13 @@
 // those of the sequence run alone), and buckets run in parallel on
 // evaluation tapes that record nothing.
 //
+// The Model also runs the BERT-shaped families that other packages map
+// onto it at load time (Mapped, FromTensors, DecodeMapped): RoBERTa's,
+// DistilBERT's without token-type embeddings (type_vocab_size 0), and
+// ELECTRA's, whose embeddings may be narrower than its layers
+// (embedding_size) and are projected to hidden_size after their
+// LayerNorm (Clark et al. 2020, §3.2).
+//
 // The conformance test compares every output with a plain-PyTorch forward
 // pass over tiny random checkpoints (scripts/reference/bert-reference.py writes
 // testdata/).

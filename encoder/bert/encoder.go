@@ -51,18 +51,25 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 
 // skeleton allocates a headless model of c's sizes, randomly initialised.
 func skeleton(c *Config, rng *rand.Rand) *Model {
-	h := c.HiddenSize
+	h, e := c.HiddenSize, c.EmbedWidth()
 	m := &Model{Config: *c, Pooling: []PoolMode{PoolCLS}, params: nn.NewParams[float32](), maxBatchTok: 8192}
 	m.Config.Architecture, m.Config.NumLabels = ArchBertModel, 0
 	ps := m.params
-	m.word = ps.New("embeddings.word_embeddings.weight", c.VocabSize, h)
-	m.pos = ps.New("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, h)
-	m.types = ps.New("embeddings.token_type_embeddings.weight", c.TypeVocabSize, h)
-	for _, p := range []*nn.Param[float32]{m.word, m.pos, m.types} {
+	m.word = ps.New("embeddings.word_embeddings.weight", c.VocabSize, e)
+	m.pos = ps.New("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
+	tables := []*nn.Param[float32]{m.word, m.pos}
+	if c.TypeVocabSize > 0 {
+		m.types = ps.New("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
+		tables = append(tables, m.types)
+	}
+	for _, p := range tables {
 		nn.Normal(p.Value, 0.02, rng)
 	}
-	m.embNorm = nn.NewLayerNorm(ps, "embeddings.norm", h)
+	m.embNorm = nn.NewLayerNorm(ps, "embeddings.norm", e)
 	m.embNorm.Eps = c.LayerNormEps
+	if e != h {
+		m.embProj = nn.NewLinear(ps, "embeddings.project", e, h, true, rng)
+	}
 	lcfg := nn.EncoderLayerConfig{
 		D: h, Heads: c.NumAttentionHeads, FFN: c.IntermediateSize, Act: c.HiddenAct, Eps: c.LayerNormEps,
 		Dropout: c.HiddenDropout, AttnDropout: c.AttentionDropout,
@@ -76,10 +83,18 @@ func skeleton(c *Config, rng *rand.Rand) *Model {
 // paramCount is the number of values skeleton allocates for c, computed
 // without allocating (decoders check files against it first).
 func paramCount(c *Config) int {
-	h, in := c.HiddenSize, c.IntermediateSize
-	n := (c.VocabSize+c.MaxPositionEmbeddings+c.TypeVocabSize)*h + 2*h
+	h, in, e := c.HiddenSize, c.IntermediateSize, c.EmbedWidth()
+	n := (c.VocabSize+c.MaxPositionEmbeddings+c.TypeVocabSize)*e + 2*e
+	if e != h {
+		n += e*h + h // the projection
+	}
 	return n + c.NumHiddenLayers*(3*h*h+3*h+h*h+h+2*h+h*in+in+in*h+h+2*h)
 }
+
+// ParamCount is the number of values of a headless model of c's sizes,
+// computed without allocating: a decoder checks a file's tensors against
+// it before allocating anything of the size its configuration asks for.
+func ParamCount(c Config) int { return paramCount(&c) }
 
 // hfConfig is config.json's form of a headless Config.
 type hfConfig struct {
@@ -93,6 +108,7 @@ type hfConfig struct {
 	HiddenAct             string   `json:"hidden_act"`
 	MaxPositionEmbeddings int      `json:"max_position_embeddings"`
 	TypeVocabSize         int      `json:"type_vocab_size"`
+	EmbeddingSize         int      `json:"embedding_size,omitempty"`
 	LayerNormEps          float64  `json:"layer_norm_eps"`
 	HiddenDropout         float64  `json:"hidden_dropout_prob"`
 	AttentionDropout      float64  `json:"attention_probs_dropout_prob"`
@@ -107,7 +123,7 @@ func (c Config) hf() hfConfig {
 	return hfConfig{
 		Architectures: []string{ArchBertModel}, ModelType: "bert", VocabSize: c.VocabSize, HiddenSize: c.HiddenSize,
 		NumHiddenLayers: c.NumHiddenLayers, NumAttentionHeads: c.NumAttentionHeads, IntermediateSize: c.IntermediateSize,
-		HiddenAct: act, MaxPositionEmbeddings: c.MaxPositionEmbeddings, TypeVocabSize: max(c.TypeVocabSize, 1),
+		HiddenAct: act, MaxPositionEmbeddings: c.MaxPositionEmbeddings, TypeVocabSize: c.TypeVocabSize, EmbeddingSize: c.EmbeddingSize,
 		LayerNormEps: eps, HiddenDropout: c.HiddenDropout, AttentionDropout: c.AttentionDropout,
 	}
 }
@@ -285,7 +301,8 @@ func (e *Encoder) Tensors() []safetensors.Tensor {
 }
 
 // Pair implements encoder.PairEncoder: BERT's [CLS] a [SEP] b [SEP] with
-// token types 0 then 1, truncated longest-first (as EncodePair).
+// token types 0 then 1, truncated longest-first (as EncodePair). A model
+// of fewer than two token types (DistilBERT's none) is given no types.
 func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
 	x, y := e.clip(a.IDs), e.clip(b.IDs)
 	for len(x)+len(y) > e.MaxLen()-3 {
@@ -300,6 +317,9 @@ func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
 	ids = append(ids, e.tok.SEPID())
 	n := len(ids)
 	ids = append(append(ids, y...), e.tok.SEPID())
+	if e.m.Config.TypeVocabSize < 2 {
+		return encoder.Sequence{IDs: ids}
+	}
 	types := make([]int, len(ids))
 	for i := n; i < len(types); i++ {
 		types[i] = 1

@@ -120,17 +120,59 @@ func TestEncoderDecodeErrors(t *testing.T) {
 	}
 }
 
-// New builds a random headless encoder of the requested sizes; bad sizes
-// are errors.
+// New builds a random headless encoder of the requested sizes, with or
+// without token types (DistilBERT's none) and with an embedding projection
+// (ELECTRA's narrower embeddings); bad sizes are errors.
 func TestNew(t *testing.T) {
-	m, err := New(Config{VocabSize: 50, HiddenSize: 16, NumHiddenLayers: 2, NumAttentionHeads: 4, IntermediateSize: 32, MaxPositionEmbeddings: 40, TypeVocabSize: 2, HiddenAct: nn.ActGELU}, nn.NewRNG(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := m.Params().Count(), paramCount(&m.Config); got != want {
-		t.Errorf("%d parameters, paramCount says %d", got, want)
+	base := Config{VocabSize: 50, HiddenSize: 16, NumHiddenLayers: 2, NumAttentionHeads: 4, IntermediateSize: 32, MaxPositionEmbeddings: 40, TypeVocabSize: 2, HiddenAct: nn.ActGELU}
+	for _, tc := range []struct {
+		name       string
+		edit       func(*Config)
+		types      bool
+		projection bool
+	}{
+		{"bert", func(*Config) {}, true, false},
+		{"no token types", func(c *Config) { c.TypeVocabSize = 0 }, false, false},
+		{"embedding projection", func(c *Config) { c.EmbeddingSize = 8 }, true, true},
+		{"embedding size equal to hidden size", func(c *Config) { c.EmbeddingSize = 16 }, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base
+			tc.edit(&c)
+			m, err := New(c, nn.NewRNG(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := m.Params().Count(), ParamCount(m.Config); got != want {
+				t.Errorf("%d parameters, ParamCount says %d", got, want)
+			}
+			if got := m.Params().Get("embeddings.token_type_embeddings.weight") != nil; got != tc.types {
+				t.Errorf("token type embeddings: %v, want %v", got, tc.types)
+			}
+			if got := m.Params().Get("embeddings.project.weight") != nil; got != tc.projection {
+				t.Errorf("embedding projection: %v, want %v", got, tc.projection)
+			}
+			if got := len(m.Linears()); got != 4*c.NumHiddenLayers+btoi(tc.projection) {
+				t.Errorf("%d linear layers for int8", got)
+			}
+			tp := nn.NewTape[float32](nil, 0)
+			tp.SetTrain(false)
+			if x := m.Forward(tp, []int{2, 7, 9, 3}, nil); x.Value.Shape[0] != 4 || x.Value.Shape[1] != c.HiddenSize {
+				t.Errorf("states of shape %v, want [4 %d]", x.Value.Shape, c.HiddenSize)
+			}
+			if err := m.Check([]int{2, 3}, []int{0, 1}); (err == nil) != tc.types {
+				t.Errorf("Check of token types 0, 1: %v", err)
+			}
+		})
 	}
 	if _, err := New(Config{VocabSize: 50, HiddenSize: 15, NumHiddenLayers: 1, NumAttentionHeads: 4, IntermediateSize: 8, MaxPositionEmbeddings: 8}, nn.NewRNG(1)); err == nil {
 		t.Error("15 wide with 4 heads accepted")
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

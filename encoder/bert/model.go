@@ -34,6 +34,7 @@ type Model struct {
 	word, pos   *nn.Param[float32]
 	types       *nn.Param[float32]
 	embNorm     *nn.LayerNormLayer[float32]
+	embProj     *nn.Linear[float32] // nil unless Config.EmbeddingSize is set
 	layers      []*nn.TransformerEncoderLayer[float32]
 	pooler      *nn.Linear[float32] // nil when the checkpoint has none
 	classifier  *nn.Linear[float32] // nil unless BertForSequenceClassification
@@ -153,6 +154,9 @@ func build(cfg *Config, list []safetensors.Tensor) (*Model, error) {
 		src.prefix = "bert."
 	}
 	h, inter := cfg.HiddenSize, cfg.IntermediateSize
+	if cfg.EmbeddingSize != 0 {
+		return nil, fmt.Errorf("bert: config.json: embedding_size %d differs from hidden_size %d, and a BERT checkpoint has no projection between them (ELECTRA's has: model_type \"electra\")", cfg.EmbeddingSize, h)
+	}
 	var errs []error
 	get := func(name string, shape ...int) []float32 {
 		d, err := src.get(name, shape...)
@@ -181,7 +185,10 @@ func build(cfg *Config, list []safetensors.Tensor) (*Model, error) {
 	ps := m.params
 	word := get("embeddings.word_embeddings.weight", cfg.VocabSize, h)
 	pos := get("embeddings.position_embeddings.weight", cfg.MaxPositionEmbeddings, h)
-	types := get("embeddings.token_type_embeddings.weight", cfg.TypeVocabSize, h)
+	var types []float32
+	if cfg.TypeVocabSize > 0 {
+		types = get("embeddings.token_type_embeddings.weight", cfg.TypeVocabSize, h)
+	}
 	eg, eb := norm("embeddings.LayerNorm")
 	type layerSrc struct {
 		q, k, v, o, i, out [2][]float32
@@ -232,10 +239,12 @@ func build(cfg *Config, list []safetensors.Tensor) (*Model, error) {
 	// Every tensor is present with its shape: allocate and copy.
 	m.word = ps.New("embeddings.word_embeddings.weight", cfg.VocabSize, h)
 	m.pos = ps.New("embeddings.position_embeddings.weight", cfg.MaxPositionEmbeddings, h)
-	m.types = ps.New("embeddings.token_type_embeddings.weight", cfg.TypeVocabSize, h)
 	copy(m.word.Value.Data, word)
 	copy(m.pos.Value.Data, pos)
-	copy(m.types.Value.Data, types)
+	if cfg.TypeVocabSize > 0 {
+		m.types = ps.New("embeddings.token_type_embeddings.weight", cfg.TypeVocabSize, h)
+		copy(m.types.Value.Data, types)
+	}
 	m.embNorm = nn.NewLayerNorm(ps, "embeddings.norm", h)
 	m.embNorm.Eps = cfg.LayerNormEps
 	copy(m.embNorm.Gain.Value.Data, eg)
@@ -354,11 +363,19 @@ func (m *Model) ForwardBatch(tp *nn.Tape[float32], ids, typeIDs [][]int) (*nn.Va
 		}
 		mask.KeyLens[i] = len(s)
 	}
-	// Embeddings (Devlin et al. 2019, §3.2): word + position + token type,
-	// then layer norm and dropout.
-	x := tp.Add(tp.Embedding(tp.Param(m.word), flat), tp.Embedding(tp.Param(m.types), ftypes))
+	// Embeddings (Devlin et al. 2019, §3.2): word + position + token type
+	// (when the model has token types), then layer norm and dropout, and
+	// ELECTRA's projection to the layers' width when the embeddings are
+	// narrower (Clark et al. 2020, §3.2).
+	x := tp.Embedding(tp.Param(m.word), flat)
+	if m.types != nil {
+		x = tp.Add(x, tp.Embedding(tp.Param(m.types), ftypes))
+	}
 	x = tp.AddPositions(x, tp.Param(m.pos), t)
 	x = tp.Dropout(m.embNorm.Forward(tp, x), m.Config.HiddenDropout)
+	if m.embProj != nil {
+		x = m.embProj.Forward(tp, x)
+	}
 	for _, l := range m.layers {
 		x = l.Forward(tp, x, mask)
 	}
@@ -583,12 +600,16 @@ func (m *Model) Classify(ids, typeIDs [][]int) ([][]float32, error) {
 }
 
 // Linears returns the model's linear layers that int8 inference runs as
-// int8 (see package model/quant): each layer's four (queries/keys/values,
+// int8 (see package model/quant): the embeddings' projection when there is
+// one, each layer's four (queries/keys/values,
 // attention output, both feed-forward layers) and the pooler. The
 // classifier, a few outputs wide, stays float32 with the embeddings and
 // the layer norms.
 func (m *Model) Linears() []*nn.Linear[float32] {
 	var ls []*nn.Linear[float32]
+	if m.embProj != nil {
+		ls = append(ls, m.embProj)
+	}
 	for _, l := range m.layers {
 		ls = append(ls, l.Linears()...)
 	}

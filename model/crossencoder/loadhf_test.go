@@ -71,11 +71,11 @@ func TestLoadHFRoBERTaFamily(t *testing.T) {
 
 func TestLoadHFUnknownFamily(t *testing.T) {
 	dir := t.TempDir()
-	cfg := `{"architectures": ["DebertaV2ForSequenceClassification"], "model_type": "deberta-v2"}`
+	cfg := `{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2"}`
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadHF(dir); err == nil || !strings.Contains(err.Error(), `model_type "deberta-v2"`) || !strings.Contains(err.Error(), "DebertaV2ForSequenceClassification") {
+	if _, err := LoadHF(dir); err == nil || !strings.Contains(err.Error(), `model_type "gpt2"`) || !strings.Contains(err.Error(), "GPT2LMHeadModel") {
 		t.Errorf("error %v, want one naming the model type and architecture", err)
 	}
 }

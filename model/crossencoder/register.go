@@ -17,8 +17,9 @@ func init() {
 transformer and scores the pooled states with a linear layer (Nogueira & Cho
 2019), fine-tuning the transformer: --encoder use-lite (the default: USE-Lite's
 two layers over question </s> candidate, mean-pooled) or --encoder hf:DIR (a
-BERT-family Hugging Face checkpoint: [CLS] q [SEP] a [SEP] with token types,
-the [CLS] state or, when the checkpoint has one, its pooler and classifier).
+Hugging Face checkpoint of a family docs/training.md lists: the pair in its
+own template, e.g. [CLS] q [SEP] a [SEP], the first position's state or,
+when the checkpoint has one, its pooler and classifier).
 as2's recipe, chosen on the WikiQA dev set for USE-Lite: 2 epochs at a peak
 learning rate of 2e-4, 8 questions per step, gradients clipped to norm 1,
 dropout 0.1 on the pooled vector, keeping the epoch with the best dev MAP,
@@ -62,12 +63,10 @@ func training(_ bool, obj model.Objective) model.Training {
 
 // LoadHF is the ranker of a Hugging Face cross-encoder checkpoint folder,
 // scoring with its own classifier, untrained by as2. config.json's
-// model_type and architectures choose the family: BERT
-// (BertForSequenceClassification: model.safetensors, vocab.txt or
-// tokenizer.json; e.g. an MS MARCO MiniLM reranker), RoBERTa or XLM-RoBERTa
-// (RobertaForSequenceClassification, XLMRobertaForSequenceClassification:
-// model.safetensors, tokenizer.json; e.g. bge-reranker-base). A checkpoint
-// without a sequence classifier is an encoder to fine-tune, not a ranker.
+// model_type and architectures choose the family (OpenHF; e.g. BERT for an
+// MS MARCO MiniLM reranker, XLM-RoBERTa for bge-reranker-base). A
+// checkpoint without a sequence classifier is an encoder to fine-tune, not
+// a ranker.
 func LoadHF(dir string) (*Model, error) {
 	enc, head, arch, err := OpenHF(dir)
 	if err != nil {

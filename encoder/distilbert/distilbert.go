@@ -1,0 +1,232 @@
+// Package distilbert reads DistilBERT (Sanh et al. 2019) checkpoints in
+// Hugging Face's layout (config.json, model.safetensors with HF's tensor
+// names, vocab.txt or tokenizer.json) as an encoder behind the encoder
+// seam and, with its classification head, as a cross-encoder's scorer.
+//
+// DistilBERT is BERT's post-LN transformer (Sanh et al. 2019, §3: "the
+// student has the same general architecture as BERT") under other tensor
+// and config names, without token-type embeddings and with the pooler
+// removed. Its weights are mapped at load time onto encoder/bert's Model,
+// so that the same kernels (and int8 inference) run it. Its
+// classification head reads [CLS] through pre_classifier, ReLU and
+// classifier: BERT's pooler and classifier with a ReLU for the tanh.
+// Scaling the queries by 1/√d_h before the dot product, as DistilBERT's
+// code does, is the same product as scaling the scores.
+package distilbert
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
+)
+
+// Kind is the encoder kind in model files.
+const Kind = "distilbert"
+
+func init() {
+	encoder.Register(Kind, bert.DecodeMapped(Kind, func(data []byte) (*bert.Config, error) {
+		c, err := ParseConfig(data)
+		if err != nil {
+			return nil, err
+		}
+		return &c.BERT, nil
+	}))
+	encoder.RegisterHF(encoder.HFFamily{
+		Name:          Kind,
+		ModelTypes:    []string{"distilbert"},
+		Architectures: []string{ArchModel, ArchSequenceClassifier},
+		Tokenizer:     "WordPiece (vocab.txt or tokenizer.json)",
+		Checkpoints:   []string{"distilbert-base-uncased-finetuned-sst-2-english", "sentence-transformers/msmarco-distilbert-base-v4", "sentence-transformers/multi-qa-distilbert-cos-v1"},
+		Open:          func(dir string) (encoder.PairEncoder, error) { return Load(dir) },
+	})
+}
+
+// Encoder is a DistilBERT encoder: encoder.Encoder and encoder.PairEncoder
+// over WordPiece tokens ([CLS] a [SEP] b [SEP], without token types), run
+// by encoder/bert's Model.
+type Encoder struct {
+	*bert.Mapped
+	cfg *Config
+}
+
+// Config returns the checkpoint's configuration.
+func (e *Encoder) Config() *Config { return e.cfg }
+
+// Load reads a checkpoint folder: config.json, model.safetensors, the
+// tokenizer (tokenizer.json or vocab.txt) and, for sentence-transformers
+// models, modules.json and 1_Pooling/config.json.
+func Load(dir string) (*Encoder, error) {
+	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("distilbert: %w", err)
+	}
+	cfg, err := ParseConfig(cfgData)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	tok, err := bert.LoadTokenizer(dir)
+	if err != nil {
+		return nil, fmt.Errorf("distilbert: %w", err)
+	}
+	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("distilbert: %s has no model.safetensors (only the safetensors format is read)", dir)
+		}
+		return nil, fmt.Errorf("distilbert: %w", err)
+	}
+	defer f.Close()
+	tensors, _, err := safetensors.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("distilbert: %s: %w", f.Name(), err)
+	}
+	m, head, err := build(cfg, tensors)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	if err := m.ReadPooling(dir); err != nil {
+		return nil, err
+	}
+	me, err := bert.NewMapped(Kind, cfgData, m, tok, head)
+	if err != nil {
+		return nil, fmt.Errorf("distilbert: %w", err)
+	}
+	return &Encoder{Mapped: me, cfg: cfg}, nil
+}
+
+// source looks tensors up by HF name under an optional prefix, keeping
+// the first error.
+type source struct {
+	byName map[string]safetensors.Tensor
+	prefix string
+	errs   []error
+}
+
+func (s *source) get(name string, shape ...int) []float32 {
+	t, ok := s.byName[s.prefix+name]
+	if !ok {
+		s.errs = append(s.errs, fmt.Errorf("distilbert: model.safetensors: missing tensor %q", s.prefix+name))
+		return nil
+	}
+	if !slices.Equal(t.Shape, shape) {
+		s.errs = append(s.errs, fmt.Errorf("distilbert: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
+		return nil
+	}
+	return t.Data
+}
+
+// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
+func transpose(w []float32, out, in int) []float32 {
+	t := make([]float32, len(w))
+	for o := 0; o < out; o++ {
+		for i := 0; i < in; i++ {
+			t[i*out+o] = w[o*in+i]
+		}
+	}
+	return t
+}
+
+// build maps HF's tensors onto a BERT model of the equivalent config, and
+// the classification head onto a bert.Head. Every tensor is checked
+// against config.json before the model is allocated.
+func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, error) {
+	src := &source{byName: map[string]safetensors.Tensor{}}
+	for _, t := range list {
+		src.byName[t.Name] = t
+	}
+	if _, ok := src.byName["distilbert.embeddings.word_embeddings.weight"]; ok {
+		src.prefix = "distilbert."
+	}
+	c := &cfg.BERT
+	h, inter := c.HiddenSize, c.IntermediateSize
+	nt := map[string][]float32{}
+	nt["embeddings.word_embeddings.weight"] = src.get("embeddings.word_embeddings.weight", c.VocabSize, h)
+	nt["embeddings.position_embeddings.weight"] = src.get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, h)
+	norm := func(hf, as string) {
+		nt[as+".gain"] = src.get(hf+".weight", h)
+		nt[as+".bias"] = src.get(hf+".bias", h)
+	}
+	linear := func(hf, as string, out, in int) {
+		if w := src.get(hf+".weight", out, in); w != nil {
+			nt[as+".weight"] = transpose(w, out, in)
+		}
+		nt[as+".bias"] = src.get(hf+".bias", out)
+	}
+	norm("embeddings.LayerNorm", "embeddings.norm")
+	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
+		p, as := fmt.Sprintf("transformer.layer.%d.", i), fmt.Sprintf("encoder.layer.%d.", i)
+		// Query, key and value are one [H, 3H] projection in nn.
+		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
+		for _, n := range []string{"q_lin", "k_lin", "v_lin"} {
+			w, b := src.get(p+"attention."+n+".weight", h, h), src.get(p+"attention."+n+".bias", h)
+			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
+		}
+		if len(src.errs) == 0 {
+			nt[as+"attn.qkv.weight"], nt[as+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+		}
+		linear(p+"attention.out_lin", as+"attn.out", h, h)
+		norm(p+"sa_layer_norm", as+"norm1")
+		linear(p+"ffn.lin1", as+"ffn.in", inter, h)
+		linear(p+"ffn.lin2", as+"ffn.out", h, inter)
+		norm(p+"output_layer_norm", as+"norm2")
+	}
+	if len(src.errs) > 0 {
+		return nil, nil, src.errs[0]
+	}
+	head, err := readHead(cfg, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := bert.FromTensors(*c, nt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("distilbert: %w", err)
+	}
+	return m, head, nil
+}
+
+// readHead reads DistilBertForSequenceClassification's head
+// (pre_classifier and classifier, outside the "distilbert." prefix): the
+// pooler and classifier of a bert.Head with a ReLU between them. A bare
+// model has none.
+func readHead(cfg *Config, src *source) (*bert.Head, error) {
+	if !cfg.Classifier() {
+		return nil, nil
+	}
+	h := cfg.BERT.HiddenSize
+	ct, ok := src.byName["classifier.weight"]
+	if !ok {
+		return nil, fmt.Errorf(`distilbert: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
+	}
+	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > 1<<16 {
+		return nil, fmt.Errorf(`distilbert: model.safetensors: tensor "classifier.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
+	}
+	n := ct.Shape[0]
+	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
+		return nil, fmt.Errorf(`distilbert: model.safetensors: tensor "classifier.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
+	}
+	top := &source{byName: src.byName}
+	pw, pb := top.get("pre_classifier.weight", h, h), top.get("pre_classifier.bias", h)
+	cw, cb := top.get("classifier.weight", n, h), top.get("classifier.bias", n)
+	if len(top.errs) > 0 {
+		return nil, top.errs[0]
+	}
+	cfg.BERT.NumLabels = n
+	return &bert.Head{
+		PoolerW: nn.FromSlice(transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
+		ClassifierW: nn.FromSlice(transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
+		Act: bert.HeadReLU,
+	}, nil
+}
+
+var (
+	_ encoder.Encoder[float32] = (*Encoder)(nil)
+	_ encoder.PairEncoder      = (*Encoder)(nil)
+)

@@ -1,0 +1,242 @@
+// Package electra reads ELECTRA (Clark et al. 2020) checkpoints in Hugging
+// Face's layout (config.json, model.safetensors with HF's tensor names,
+// vocab.txt or tokenizer.json) as an encoder behind the encoder seam and,
+// with its classification head, as a cross-encoder's scorer.
+//
+// ELECTRA's discriminator, the part that is fine-tuned, is BERT's post-LN
+// transformer under electra.* names (Clark et al. 2020, §2: "the
+// discriminator is a Transformer encoder" as BERT's), except that its
+// embeddings may be narrower than its layers: small models shrink them to
+// embedding_size, and a linear embeddings_project maps them, after their
+// LayerNorm, to hidden_size (§3.2). Its weights are mapped at load time
+// onto encoder/bert's Model, which has that projection, so that the same
+// kernels (and int8 inference) run it. Its classification head reads
+// [CLS] through dense, GELU and out_proj: BERT's pooler and classifier
+// with a GELU for the tanh.
+package electra
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/nn"
+	"github.com/as2/as2/safetensors"
+)
+
+// Kind is the encoder kind in model files.
+const Kind = "electra"
+
+func init() {
+	encoder.Register(Kind, bert.DecodeMapped(Kind, func(data []byte) (*bert.Config, error) {
+		c, err := ParseConfig(data)
+		if err != nil {
+			return nil, err
+		}
+		return &c.BERT, nil
+	}))
+	encoder.RegisterHF(encoder.HFFamily{
+		Name:          Kind,
+		ModelTypes:    []string{"electra"},
+		Architectures: []string{ArchModel, ArchSequenceClassifier},
+		Tokenizer:     "WordPiece (vocab.txt or tokenizer.json)",
+		Checkpoints:   []string{"cross-encoder/ms-marco-electra-base", "cross-encoder/qnli-electra-base"},
+		Open:          func(dir string) (encoder.PairEncoder, error) { return Load(dir) },
+	})
+}
+
+// Encoder is an ELECTRA encoder: encoder.Encoder and encoder.PairEncoder
+// over WordPiece tokens ([CLS] a [SEP] b [SEP], token types 0 then 1), run
+// by encoder/bert's Model.
+type Encoder struct {
+	*bert.Mapped
+	cfg *Config
+}
+
+// Config returns the checkpoint's configuration.
+func (e *Encoder) Config() *Config { return e.cfg }
+
+// Load reads a checkpoint folder: config.json, model.safetensors, the
+// tokenizer (tokenizer.json or vocab.txt) and, for sentence-transformers
+// models, modules.json and 1_Pooling/config.json.
+func Load(dir string) (*Encoder, error) {
+	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("electra: %w", err)
+	}
+	cfg, err := ParseConfig(cfgData)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	tok, err := bert.LoadTokenizer(dir)
+	if err != nil {
+		return nil, fmt.Errorf("electra: %w", err)
+	}
+	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("electra: %s has no model.safetensors (only the safetensors format is read)", dir)
+		}
+		return nil, fmt.Errorf("electra: %w", err)
+	}
+	defer f.Close()
+	tensors, _, err := safetensors.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("electra: %s: %w", f.Name(), err)
+	}
+	m, head, err := build(cfg, tensors)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	if err := m.ReadPooling(dir); err != nil {
+		return nil, err
+	}
+	me, err := bert.NewMapped(Kind, cfgData, m, tok, head)
+	if err != nil {
+		return nil, fmt.Errorf("electra: %w", err)
+	}
+	return &Encoder{Mapped: me, cfg: cfg}, nil
+}
+
+// source looks tensors up by HF name under an optional prefix, keeping
+// the errors.
+type source struct {
+	byName map[string]safetensors.Tensor
+	prefix string
+	errs   []error
+}
+
+func (s *source) get(name string, shape ...int) []float32 {
+	t, ok := s.byName[s.prefix+name]
+	if !ok {
+		s.errs = append(s.errs, fmt.Errorf("electra: model.safetensors: missing tensor %q", s.prefix+name))
+		return nil
+	}
+	if !slices.Equal(t.Shape, shape) {
+		s.errs = append(s.errs, fmt.Errorf("electra: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
+		return nil
+	}
+	return t.Data
+}
+
+// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
+func transpose(w []float32, out, in int) []float32 {
+	t := make([]float32, len(w))
+	for o := 0; o < out; o++ {
+		for i := 0; i < in; i++ {
+			t[i*out+o] = w[o*in+i]
+		}
+	}
+	return t
+}
+
+// build maps HF's tensors onto a BERT model of the equivalent config, and
+// the classification head onto a bert.Head. Every tensor is checked
+// against config.json before the model is allocated.
+func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, error) {
+	src := &source{byName: map[string]safetensors.Tensor{}}
+	for _, t := range list {
+		src.byName[t.Name] = t
+	}
+	if _, ok := src.byName["electra.embeddings.word_embeddings.weight"]; ok {
+		src.prefix = "electra."
+	}
+	c := &cfg.BERT
+	h, inter, e := c.HiddenSize, c.IntermediateSize, c.EmbedWidth()
+	nt := map[string][]float32{}
+	nt["embeddings.word_embeddings.weight"] = src.get("embeddings.word_embeddings.weight", c.VocabSize, e)
+	nt["embeddings.position_embeddings.weight"] = src.get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
+	if c.TypeVocabSize > 0 {
+		nt["embeddings.token_type_embeddings.weight"] = src.get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
+	}
+	norm := func(hf, as string, n int) {
+		nt[as+".gain"] = src.get(hf+".weight", n)
+		nt[as+".bias"] = src.get(hf+".bias", n)
+	}
+	linear := func(hf, as string, out, in int) {
+		if w := src.get(hf+".weight", out, in); w != nil {
+			nt[as+".weight"] = transpose(w, out, in)
+		}
+		nt[as+".bias"] = src.get(hf+".bias", out)
+	}
+	norm("embeddings.LayerNorm", "embeddings.norm", e)
+	if e != h {
+		linear("embeddings_project", "embeddings.project", h, e)
+	} else if _, ok := src.byName[src.prefix+"embeddings_project.weight"]; ok {
+		return nil, nil, fmt.Errorf("electra: model.safetensors: tensor %q projects embeddings of embedding_size %d to hidden_size %d, which are equal", src.prefix+"embeddings_project.weight", e, h)
+	}
+	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
+		p := fmt.Sprintf("encoder.layer.%d.", i)
+		// Query, key and value are one [H, 3H] projection in nn.
+		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
+		for _, n := range []string{"query", "key", "value"} {
+			w, b := src.get(p+"attention.self."+n+".weight", h, h), src.get(p+"attention.self."+n+".bias", h)
+			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
+		}
+		if len(src.errs) == 0 {
+			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+		}
+		linear(p+"attention.output.dense", p+"attn.out", h, h)
+		norm(p+"attention.output.LayerNorm", p+"norm1", h)
+		linear(p+"intermediate.dense", p+"ffn.in", inter, h)
+		linear(p+"output.dense", p+"ffn.out", h, inter)
+		norm(p+"output.LayerNorm", p+"norm2", h)
+	}
+	if len(src.errs) > 0 {
+		return nil, nil, src.errs[0]
+	}
+	head, err := readHead(cfg, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := bert.FromTensors(*c, nt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("electra: %w", err)
+	}
+	return m, head, nil
+}
+
+// readHead reads ElectraClassificationHead (classifier.dense and
+// classifier.out_proj, outside the "electra." prefix): the pooler and
+// classifier of a bert.Head with the exact (erf) GELU between them, as the
+// public modeling_electra.py's head has whatever hidden_act is. A bare
+// model has none.
+func readHead(cfg *Config, src *source) (*bert.Head, error) {
+	if !cfg.Classifier() {
+		return nil, nil
+	}
+	h := cfg.BERT.HiddenSize
+	ct, ok := src.byName["classifier.out_proj.weight"]
+	if !ok {
+		return nil, fmt.Errorf(`electra: model.safetensors: missing tensor "classifier.out_proj.weight" (a %s has a classification head)`, cfg.Architecture)
+	}
+	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > 1<<16 {
+		return nil, fmt.Errorf(`electra: model.safetensors: tensor "classifier.out_proj.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
+	}
+	n := ct.Shape[0]
+	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
+		return nil, fmt.Errorf(`electra: model.safetensors: tensor "classifier.out_proj.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
+	}
+	top := &source{byName: src.byName}
+	dw, db := top.get("classifier.dense.weight", h, h), top.get("classifier.dense.bias", h)
+	ow, ob := top.get("classifier.out_proj.weight", n, h), top.get("classifier.out_proj.bias", n)
+	if len(top.errs) > 0 {
+		return nil, top.errs[0]
+	}
+	cfg.BERT.NumLabels = n
+	return &bert.Head{
+		PoolerW: nn.FromSlice(transpose(dw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(db), h),
+		ClassifierW: nn.FromSlice(transpose(ow, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(ob), n),
+		Act: bert.HeadGELU,
+	}, nil
+}
+
+var (
+	_ encoder.Encoder[float32] = (*Encoder)(nil)
+	_ encoder.PairEncoder      = (*Encoder)(nil)
+)

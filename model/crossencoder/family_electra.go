@@ -1,0 +1,4 @@
+package crossencoder
+
+// ELECTRA (encoder/electra) is a Hugging Face family LoadHF reads.
+import _ "github.com/as2/as2/encoder/electra"
