@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 
+	"github.com/as2/as2/model/passage"
 	"github.com/as2/as2/text"
 	"github.com/as2/as2/trigger"
 )
@@ -152,7 +153,7 @@ type rerankArgs struct {
 // rankDocuments checks a rerank request and ranks its documents, long ones
 // by their passages, returning the model's name and calibration (nil:
 // none).
-func (s *Server) rankDocuments(r *http.Request, a rerankArgs, field string) ([]docRank, string, *trigger.Calibration, error) {
+func (s *Server) rankDocuments(r *http.Request, a rerankArgs, field string) ([]passage.Document, string, *trigger.Calibration, error) {
 	rk, name, err := s.ranker(a.model)
 	if err != nil {
 		return nil, name, nil, err
@@ -174,11 +175,13 @@ func (s *Server) rankDocuments(r *http.Request, a rerankArgs, field string) ([]d
 			return nil, name, nil, err
 		}
 	}
-	p := planDocuments(rk, a.query, a.docs, a.maxChunks, a.maxTokens)
-	if err := s.checkTokens(field, p.texts); err != nil {
+	// Package passage is as2.Passages' and as2 rank's too: the library
+	// and the service split and score a long document alike.
+	p := passage.NewPlan(rk, a.query, a.docs, passage.Options{MaxChunks: a.maxChunks, MaxTokens: a.maxTokens})
+	if err := s.checkTokens(field, p.Texts()); err != nil {
 		return nil, name, nil, err
 	}
-	ranked, err := p.rank(r.Context(), rk, a.query)
+	ranked, err := p.Rank(r.Context(), rk, a.query)
 	if err != nil {
 		return nil, name, nil, err
 	}
@@ -190,7 +193,7 @@ func (s *Server) rankDocuments(r *http.Request, a rerankArgs, field string) ([]d
 
 // caps reads max_chunks_per_doc (default DefaultMaxChunks) and v2's
 // max_tokens_per_doc (default none: 0). The token cap is applied where the
-// model's passage length is known (planDocuments).
+// model's passage length is known (passage.NewPlan).
 func caps(chunks, tokens *int) (maxChunks, maxTokens int, err error) {
 	maxChunks = DefaultMaxChunks
 	if chunks != nil {
@@ -258,18 +261,20 @@ func relevance(score float64, cal *trigger.Calibration) *float64 {
 	return &p
 }
 
-func spans(d docRank) (passage, sentence *Span, truncated bool) {
-	if d.Passage != nil {
-		passage = &Span{d.Passage.Text, d.Passage.Start, d.Passage.End}
+// spans are a ranked document's best passage and, for a sentence-level
+// ranker, the best sentence within it (nil for a document read whole).
+func spans(d passage.Document) (psg, sentence *Span, truncated bool) {
+	if b := d.Best(); b != nil {
+		psg = &Span{b.Text, b.Start, b.End}
+		if b.Sentence != nil {
+			sentence = &Span{b.Sentence.Text, b.Sentence.Start, b.Sentence.End}
+		}
 	}
-	if d.Sentence != nil {
-		sentence = &Span{d.Sentence.Text, d.Sentence.Start, d.Sentence.End}
-	}
-	return passage, sentence, d.Truncated()
+	return psg, sentence, d.Truncated()
 }
 
-func truncation(d docRank) string {
-	return fmt.Sprintf("document %d: %d passages, only the first %d scored (max_chunks_per_doc, max_tokens_per_doc)", d.Index, d.Passages, d.Scored)
+func truncation(d passage.Document) string {
+	return fmt.Sprintf("document %d: %d passages, only the first %d scored (max_chunks_per_doc, max_tokens_per_doc)", d.Index, d.Total, d.Scored())
 }
 
 // TEIRequest is the body of POST /rerank, text-embeddings-inference's
@@ -333,9 +338,9 @@ func (s *Server) teiRerank(r *http.Request) (any, string, error) {
 }
 
 // passageOf is the passage that holds sentence i of a document, for
-// /v1/select: the one where it sits most central (centralPassage).
+// /v1/select: the one where it sits most central (passage.Central).
 func passageOf(ps []text.Passage, i int) *Span {
-	k := centralPassage(ps, i)
+	k := passage.Central(ps, i)
 	if k < 0 {
 		return nil
 	}

@@ -70,3 +70,34 @@ func texts(ps []Passage) []string {
 	}
 	return out
 }
+
+// FuzzSplitPassages: for any text and budget, every passage is the text
+// at its offsets and spans its sentences, every sentence is in a passage,
+// and each passage after the first begins at or after the previous one's
+// last sentence (an overlap of at most one).
+func FuzzSplitPassages(f *testing.F) {
+	f.Add("A b c. D e f. G h i. J k l.", 8)
+	f.Add("A b c. D e f g h i j k l m. N o p.", 4)
+	f.Add("  \n\n", 3)
+	f.Add("Mr. Smith went to Washington. He arrived at 3 p.m.!\n\nThen? Nothing.", 1)
+	f.Fuzz(func(t *testing.T, s string, maxTokens int) {
+		sents := SplitSentences(s)
+		ps := SplitPassages(s, sents, maxTokens%500)
+		next := 0
+		for i, p := range ps {
+			if p.Start < 0 || p.End > len(s) || p.Start > p.End || s[p.Start:p.End] != p.Text {
+				t.Fatalf("passage %d: offsets [%d, %d) do not give its text %q", i, p.Start, p.End, p.Text)
+			}
+			if p.First >= p.Last || p.Start != sents[p.First].Start || p.End != sents[p.Last-1].End {
+				t.Fatalf("passage %d: sentences [%d, %d) do not span [%d, %d)", i, p.First, p.Last, p.Start, p.End)
+			}
+			if p.First > next || (i > 0 && p.First < ps[i-1].Last-1) {
+				t.Fatalf("passage %d starts at sentence %d after passage %d ended at %d", i, p.First, i-1, next)
+			}
+			next = p.Last
+		}
+		if next != len(sents) {
+			t.Fatalf("passages end at sentence %d of %d", next, len(sents))
+		}
+	})
+}
