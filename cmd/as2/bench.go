@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/as2/as2"
 	"github.com/as2/as2/bench"
@@ -19,42 +16,34 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure training and inference throughput on this machine",
-		Long: `Measure training, scoring, cascades, the service, HAS's stored answers and the
-answer indexes on this machine. See docs/evaluation.md#speed.`,
+		Long:  "Measure training, scoring, cascades, the service, HAS and the indexes here (docs/evaluation.md#speed).",
 	}
 	cmd.AddCommand(newBenchTrainCmd(), newBenchInferCmd(), newBenchCascadeCmd(), newBenchServeCmd(), newBenchHASCmd(), newBenchIndexCmd())
 	return cmd
 }
 
-// formatFlag registers --format, a report's format: table or json, as every
-// report of as2 prints (the bench reports, eval, trigger, index eval, data
-// stats), whose writers all take bench.Formats' names.
-func formatFlag(fs *pflag.FlagSet, format *string) {
-	fs.StringVar(format, "format", "table", "output: table or json")
-}
-
-// checkFormat refuses a bad --format before a long run rather than after.
-func checkFormat(format string) error {
-	if err := bench.CheckFormat(format); err != nil {
-		return fmt.Errorf("--%w", err)
+// formatFlag registers --format, a report's format (bench.Formats), and
+// refuses a bad one before a long run rather than after.
+func formatFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVar(format, "format", "table", "output: table or json")
+	cmd.PreRunE = func(*cobra.Command, []string) error {
+		if err := bench.CheckFormat(*format); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+		return nil
 	}
-	return nil
 }
 
 func newBenchTrainCmd() *cobra.Command {
 	t := &trainCmd{}
 	var format string
 	cmd := &cobra.Command{
-		Use:   "train",
-		Short: "Time a training run (default: Cosinet_list+BiRNN, WikiQA, 3 epochs)",
-		Long:  `Time a training run, with as2 train's flags (see docs/evaluation.md#speed).`,
-		Example: `  as2 bench train
-  CGO_ENABLED=1 go build -tags openblas -o as2-openblas ./cmd/as2 && ./as2-openblas bench train`,
-		Args: cobra.NoArgs,
+		Use:     "train",
+		Short:   "Time a training run (default: Cosinet_list+BiRNN, WikiQA, 3 epochs)",
+		Long:    `Time a training run, with as2 train's flags (see docs/evaluation.md#speed).`,
+		Example: "  as2 bench train",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			t.quiet = true
 			m, sum, err := t.fit(cmd)
 			if err != nil {
@@ -67,30 +56,25 @@ func newBenchTrainCmd() *cobra.Command {
 	}
 	t.register(cmd)
 	fs := cmd.Flags()
-	fs.Lookup("listwise").DefValue, t.listwise = "true", true
+	fs.Lookup("listwise").DefValue, t.Listwise = "true", true
 	fs.Lookup("dev-split").DefValue, t.dev.DevSplit = "none", "none"
 	fs.Lookup("dataset").DefValue, t.data.name = "wikiqa", "wikiqa"
 	fs.Lookup("out").Usage = "not used by bench"
-	formatFlag(fs, &format)
+	formatFlag(cmd, &format)
 	return cmd
 }
 
 func newBenchInferCmd() *cobra.Command {
-	var (
-		data                datasetFlags
-		spec, embedFile     string
-		repeat, concurrency int
-		format              string
-		int8                bool
-	)
+	var data datasetFlags
+	var spec, embedFile, format string
+	var repeat, concurrency int
+	var int8 bool
 	cmd := &cobra.Command{
-		Use:   "infer",
-		Short: "Time scoring every candidate of a split (default: Cosinet+BiRNN on WikiQA test)",
-		Long: `Time --concurrency clients scoring every question --repeat times, one question
-at a time (see docs/evaluation.md#speed).`,
-		Example: `  as2 bench infer --model builtin --concurrency 2
-  as2 bench infer --model m.as2 --dataset trecqa`,
-		Args: cobra.NoArgs,
+		Use:     "infer",
+		Short:   "Time scoring every candidate of a split (default: Cosinet+BiRNN on WikiQA test)",
+		Long:    "Time --concurrency clients scoring every question --repeat times (docs/evaluation.md#speed).",
+		Example: "  as2 bench infer --model builtin --concurrency 2",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := bench.CheckInfer("--", repeat, concurrency, format); err != nil {
 				return err
@@ -128,18 +112,17 @@ at a time (see docs/evaluation.md#speed).`,
 	fs.IntVar(&repeat, "repeat", 3, "passes over the questions")
 	fs.BoolVar(&int8, "int8", false, int8FlagHelp)
 	fs.IntVar(&concurrency, "concurrency", 1, "clients scoring questions at the same time (the number of cores measures throughput)")
-	formatFlag(fs, &format)
+	formatFlag(cmd, &format)
 	return cmd
 }
 
-// twoStages checks the flags of a two-stage cascade sweep and opens its
-// rankers: each is any ranker spec (as2.OpenRanker).
+// twoStages checks a two-stage cascade sweep's flags and opens its rankers.
 func twoStages(first, last, ks string) (fr, lr rank.Ranker, kList []int, err error) {
 	if last == "" {
 		return nil, nil, nil, fmt.Errorf("--last is required: a model file or rule-based ranker")
 	}
-	if kList, err = parseKs(ks); err != nil {
-		return nil, nil, nil, err
+	if kList, err = tradeoff.ParseKs(ks); err != nil {
+		return nil, nil, nil, fmt.Errorf("--k %w", err)
 	}
 	if fr, err = openRanker("--first", first); err != nil {
 		return nil, nil, nil, err
@@ -150,38 +133,16 @@ func twoStages(first, last, ks string) (fr, lr rank.Ranker, kList []int, err err
 	return fr, lr, kList, nil
 }
 
-// parseKs reads --k.
-func parseKs(ks string) ([]int, error) {
-	var out []int
-	for f := range strings.SplitSeq(ks, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || k < 1 {
-			return nil, fmt.Errorf("--k %q: want positive integers separated by commas", ks)
-		}
-		out = append(out, k)
-	}
-	return out, nil
-}
-
 func newBenchCascadeCmd() *cobra.Command {
-	var (
-		data              datasetFlags
-		first, last, ks   string
-		plotPrefix, title string
-		format            string
-	)
+	var data datasetFlags
+	var first, last, ks, plotPrefix, title, format string
 	cmd := &cobra.Command{
-		Use:   "cascade",
-		Short: "Accuracy and latency of two-stage cascades as the number passed on (k) varies",
-		Long: `--first passes its best k to --last, for each k of --k: P@1, MAP and latency
-per question (see docs/evaluation.md#speed).`,
-		Example: `  as2 data augment --dataset wikiqa --split test --size 300 --out wikiqa-test++.jsonl
-  as2 bench cascade --dataset jsonl --path wikiqa-test++.jsonl --first bm25 --last m.as2 --k 5,10,25,50,100 --plot cascade`,
-		Args: cobra.NoArgs,
+		Use:     "cascade",
+		Short:   "Accuracy and latency of two-stage cascades as the number passed on (k) varies",
+		Long:    "--first passes its best k to --last, for each k of --k: P@1, MAP and latency (docs/evaluation.md#speed).",
+		Example: "  as2 bench cascade --dataset jsonl --path wikiqa-test++.jsonl --first bm25 --last m.as2 --plot cascade",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			fr, lr, kList, err := twoStages(first, last, ks)
 			if err != nil {
 				return err
@@ -212,6 +173,49 @@ per question (see docs/evaluation.md#speed).`,
 	fs.StringVar(&ks, "k", "1,5,10,25,50,100", "candidates the first stage passes on, comma-separated")
 	fs.StringVar(&plotPrefix, "plot", "", "write the trade-off figure to PREFIX.png and PREFIX.svg")
 	fs.StringVar(&title, "title", "", "figure title")
-	formatFlag(fs, &format)
+	formatFlag(cmd, &format)
+	return cmd
+}
+
+func newBenchServeCmd() *cobra.Command {
+	var data datasetFlags
+	var ranker rankerFlags
+	var o bench.ServeOptions
+	var format string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Latency and throughput of POST /v1/rerank under concurrent load on loopback",
+		Long: `Time --requests rerank requests of --documents candidates from each number of
+--clients on loopback: latency, requests/s, 429s, peak RSS (docs/evaluation.md#speed).`,
+		Example: `  as2 bench serve --model m.as2 --dataset wikiqa --documents 100 --clients 1,2,4,8`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Check("--"); err != nil {
+				return err
+			}
+			all, _, _, err := data.load("", "")
+			if err != nil {
+				return err
+			}
+			r, err := ranker.build(all)
+			if err != nil {
+				return err
+			}
+			rep, err := bench.Serve(cmd.Context(), r, ranker.label(), all, o)
+			if err != nil {
+				return err
+			}
+			return rep.Write(cmd.OutOrStdout(), format)
+		},
+	}
+	fs := cmd.Flags()
+	data.register(fs, "all")
+	fs.Lookup("dataset").DefValue, data.name = "wikiqa", "wikiqa"
+	ranker.register(fs)
+	fs.IntVar(&o.Documents, "documents", 100, "candidates per request")
+	fs.IntVar(&o.Requests, "requests", 300, "requests per client count")
+	fs.IntSliceVar(&o.Clients, "clients", []int{1, 2, 4, 8}, "concurrent clients, comma-separated")
+	formatFlag(cmd, &format)
+	fs.IntVar(&o.DocTokens, "doc-tokens", 0, "pad or cut every document to this many tokens (0: as the dataset has them)")
 	return cmd
 }

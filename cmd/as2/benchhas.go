@@ -6,29 +6,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/as2/as2"
 	"github.com/as2/as2/bench"
 	"github.com/as2/as2/model/has"
 )
 
 func newBenchHASCmd() *cobra.Command {
-	var (
-		data                      datasetFlags
-		hashFile, attFile, poolMF string
-		pool                      []string
-		limit                     int
-		format                    string
-		quiet                     bool
-	)
+	var data datasetFlags
+	var hashFile, attFile, poolMF, format string
+	var pool []string
+	var limit int
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "has",
 		Short: "Memory and time per question of HAS against its float baselines (the HAS paper's Table 6)",
-		Long: `Measure what storing answers costs, as the HAS paper's Table 6 does: memory for
---pool's sentences, and time, MAP and P@1 on the dataset's questions, for HAS
-(--hash) and its float baselines (--attention, --pooling). See
-docs/evaluation.md#speed.`,
-		Example: `  as2 data augment --dataset wikiqa --split test --size 500 --out wikiqa-test500.jsonl
-  as2 bench has --hash has.as2 --attention att.as2 --pooling pool.as2 --dataset jsonl --path wikiqa-test500.jsonl`,
-		Args: cobra.NoArgs,
+		Long: `Measure memory for --pool's sentences, and time, MAP and P@1, of HAS (--hash)
+and its float baselines, as the HAS paper's Table 6 (docs/evaluation.md#speed).`,
+		Example: `  as2 bench has --hash has.as2 --attention att.as2 --pooling pool.as2 --dataset jsonl --path wikiqa-test500.jsonl`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if hashFile == "" {
@@ -40,15 +35,12 @@ docs/evaluation.md#speed.`,
 			if limit < 0 {
 				return fmt.Errorf("--questions %d: want 0 (all) or more", limit)
 			}
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			models := map[string]*has.Model{}
 			for _, f := range []struct{ flag, path, mode string }{{"--hash", hashFile, has.Hash}, {"--attention", attFile, has.Attention}, {"--pooling", poolMF, has.Pooling}} {
 				if f.path == "" {
 					continue
 				}
-				r, err := openModelFile(f.flag, f.path)
+				r, err := openRanker(f.flag, as2.FilePrefix+f.path)
 				if err != nil {
 					return err
 				}
@@ -63,10 +55,7 @@ docs/evaluation.md#speed.`,
 			if limit > 0 && limit < len(qs) {
 				qs = qs[:limit]
 			}
-			var bars bench.Progress // nil shows nothing
-			if !quiet {
-				bars = progressBars(cmd.ErrOrStderr())
-			}
+			bars := progressBars(cmd.ErrOrStderr(), quiet)
 			var mem *bench.PoolMemory
 			if len(pool) > 0 && pool[0] != "none" {
 				texts, err := poolSentences(data, pool)
@@ -91,7 +80,7 @@ docs/evaluation.md#speed.`,
 	fs.StringVar(&poolMF, "pooling", "", "the pooling baseline (as2 train --arch has --has-mode pooling)")
 	fs.StringSliceVar(&pool, "pool", strings.Split(defaultSentencePool, ","), "answer pool for the memory figures: DATASET:SPLIT list (every candidate sentence, deduplicated), or none")
 	fs.IntVar(&limit, "questions", 0, "time the first N questions only (0: all)")
-	formatFlag(fs, &format)
+	formatFlag(cmd, &format)
 	fs.BoolVar(&quiet, "quiet", false, "no progress bars")
 	return cmd
 }

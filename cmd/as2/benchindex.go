@@ -17,9 +17,7 @@ import (
 	"github.com/as2/as2/index/weaviate"
 )
 
-// benchIndex's flags: the answer indexes' build time, memory and query
-// latency on a big pool of real sentence vectors (issue 12's index speed
-// table).
+// benchIndex's flags: the index speed table of issue 12.
 type benchIndex struct {
 	vectors, questions, format string
 	queries                    int
@@ -31,15 +29,10 @@ func newBenchIndexCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Build time, memory and query latency of the answer indexes on a pool of up to millions of vectors",
-		Long: `Measure each index kind of --kind on --vectors's sentence vectors padded out to
---size: build time, memory, search latency and recall@k against flat. A
-1M-vector HNSW graph takes about ten minutes on 2 cores. See
-docs/evaluation.md#speed.`,
-		Example: `  as2 data sentences --out sentences.tsv
-  as2 index build --retriever use-lite --kind flat --answers sentences.tsv --out sentences-use.idx
-  as2 bench index --vectors sentences-use.idx --size 1000000
-  as2 bench index --vectors sentences-use.idx --size 1000000 --kind weaviate --weaviate-replace`,
-		Args: cobra.NoArgs,
+		Long: `Measure each --kind on --vectors's sentence vectors padded out to --size: build
+time, memory, search latency and recall@k against flat (docs/evaluation.md#speed).`,
+		Example: `  as2 bench index --vectors sentences-use.idx --size 1000000`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -67,7 +60,7 @@ docs/evaluation.md#speed.`,
 	f.StringVar(&o.Weaviate.Class, "weaviate-class", "As2Bench", "weaviate: the class the benchmark fills")
 	f.BoolVar(&o.WeaviateReplace, "weaviate-replace", false, "weaviate: delete the class's objects first if it has any")
 	f.BoolVar(&o.KeepRemote, "keep-remote", false, "weaviate: keep the class at the end")
-	formatFlag(f, &c.format)
+	formatFlag(cmd, &c.format)
 	return cmd
 }
 
@@ -81,20 +74,13 @@ func (c *benchIndex) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := c.opts.Check("--"); err != nil {
 		return err
 	}
-	if err := checkFormat(c.format); err != nil {
-		return err
-	}
 	x, err := as2.OpenIndex(ctx, c.vectors, as2.WithIndexWorkers(runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return indexFileError("--vectors", err)
 	}
-	flat, ok := x.Stored().(*index.Flat)
-	if !ok {
-		return fmt.Errorf("--vectors %s holds a %s index: want a flat one (as2 index build --kind flat)", c.vectors, x.Stored().Kind())
-	}
-	enc := x.QuestionVectors()
-	if enc == nil {
-		return fmt.Errorf("--vectors %s: %s does not encode questions as vectors", c.vectors, x.Description())
+	flat, enc, err := x.FlatVectors()
+	if err != nil {
+		return fmt.Errorf("--vectors %s %w", c.vectors, err)
 	}
 	texts, source, err := bench.Questions(c.questions, c.queries, c.opts.Seed)
 	switch {

@@ -2,34 +2,25 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"sync"
-
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
+	"io"
 
 	"github.com/as2/as2"
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/evaluation"
+	"github.com/as2/as2/internal/atomicfile"
 	"github.com/as2/as2/metric"
 	"github.com/as2/as2/rank/cascade"
 	"github.com/as2/as2/trec"
 )
 
 type evalCmd struct {
-	data        datasetFlags
-	ranker      rankerFlags
-	metrics     string
-	format      string
-	run         string
-	qrels       string
-	writeQrels  string
-	ties        string
-	tieSeed     uint64
-	perQuestion bool
-	positions   int
-	allQueries  bool
+	data                                          datasetFlags
+	ranker                                        rankerFlags
+	metrics, format, run, qrels, writeQrels, ties string
+	tieSeed                                       uint64
+	perQuestion, allQueries                       bool
+	positions                                     int
 }
 
 func newEvalCmd() *cobra.Command {
@@ -37,24 +28,18 @@ func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Evaluate a ranker on a benchmark, or a TREC run file against qrels",
-		Long: `Evaluate a ranker (default builtin, as in as2 rank and as2 serve) on a
-benchmark split with trec_eval's measures, or, with --qrels and --run, any
-system's TREC run file against qrels. Measures, subsets, ties and run files:
-docs/evaluation.md.`,
-		Example: `  as2 eval --dataset wikiqa --split test --subset answered --ranker wo+rr
-  as2 eval --dataset trecqa --split test --ranker bm25 --format json
-  as2 eval --qrels WikiQA-test-filtered.ref --run WikiQA.CNN.test.rank`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return e.exec(cmd) },
+		Long: `Evaluate a ranker (default builtin) on a benchmark split with trec_eval's
+measures, or any system's TREC --run against --qrels. See docs/evaluation.md.`,
+		Example: `  as2 eval --qrels WikiQA-test-filtered.ref --run WikiQA.CNN.test.rank`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return e.exec(cmd) },
 	}
 	fs := cmd.Flags()
 	e.data.register(fs, "answered")
-	// The same default as rank and serve: what as2 ranks with when
-	// nothing is named is what it is measured with.
 	e.ranker.def = as2.Builtin
 	e.ranker.register(fs)
 	fs.StringVar(&e.metrics, "metrics", "map,mrr,p@1,r@5,ndcg@10", "comma-separated measures")
-	formatFlag(fs, &e.format)
+	formatFlag(cmd, &e.format)
 	fs.StringVar(&e.run, "run", "", "with --dataset: write the rankings to this TREC run file; with --qrels: the run file to evaluate")
 	fs.StringVar(&e.qrels, "qrels", "", "evaluate --run against these TREC qrels instead of ranking a dataset")
 	fs.StringVar(&e.writeQrels, "write-qrels", "", "with --dataset: write the subset's labels as TREC qrels to this file")
@@ -67,9 +52,6 @@ docs/evaluation.md.`,
 }
 
 func (e *evalCmd) exec(cmd *cobra.Command) error {
-	if err := checkFormat(e.format); err != nil {
-		return err
-	}
 	ms, err := evaluation.ParseMeasures(e.metrics)
 	if err != nil {
 		return fmt.Errorf("--metrics: %w", err)
@@ -117,12 +99,12 @@ func (e *evalCmd) exec(cmd *cobra.Command) error {
 	if err := writeFlagFile(cmd, "--write-qrels", e.writeQrels, func(w io.Writer) error { return evaluation.WriteQrels(w, qs) }); err != nil {
 		return err
 	}
-	s := evaluation.Summary{Dataset: e.data.name, Split: e.data.splitName(""), Subset: string(sub), Ranker: e.ranker.label(), Note: evaluation.Describe(sub, ties)}
+	s := evaluation.Summary{Dataset: e.data.name, Split: e.data.source().SplitName(""), Subset: string(sub), Ranker: e.ranker.label(), Note: evaluation.Describe(sub, ties)}
 	if e.positions > 0 {
 		p := rep.Positions(e.positions)
 		s.Positions = &p
 	}
-	if err := e.print(cmd.OutOrStdout(), s, rep.Result); err != nil {
+	if err := s.Write(cmd.OutOrStdout(), e.format, rep.Result, e.perQuestion); err != nil {
 		return err
 	}
 	if c, ok := rk.(*cascade.Cascade); ok {
@@ -150,41 +132,16 @@ func (e *evalCmd) evalRunFile(cmd *cobra.Command, ms []metric.Measure) error {
 	if err != nil {
 		return err
 	}
-	return e.print(cmd.OutOrStdout(), evaluation.RunFileSummary(e.qrels, e.run, e.allQueries), res)
+	s := evaluation.RunFileSummary(e.qrels, e.run, e.allQueries)
+	return s.Write(cmd.OutOrStdout(), e.format, res, e.perQuestion)
 }
 
-// print writes s, its numbers taken from res, as --format says.
-func (e *evalCmd) print(w io.Writer, s evaluation.Summary, res metric.Result) error {
-	s.Summarize(res, e.perQuestion)
-	if e.format == "json" {
-		return s.WriteJSON(w)
-	}
-	return s.WriteTable(w)
-}
-
-// writeAtomic writes a file through write so that it appears whole or not
-// at all (mode 0644 less the umask, as a plain create): a failed or
-// interrupted write leaves any old file untouched. The path "-" writes to
-// stdout instead.
+// writeAtomic writes path ("-": stdout) whole or not at all (atomicfile).
 func writeAtomic(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "-" {
-		return write(stdout)
-	}
-	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644))
-	if err != nil {
-		return err
-	}
-	pending.Store(f.Name(), true)
-	defer pending.Delete(f.Name())
-	defer f.Cleanup()
-	if err := write(f); err != nil {
-		return err
-	}
-	return f.CloseAtomicallyReplace()
+	return atomicfile.Write(path, stdout, write)
 }
 
-// writeFlagFile is writeAtomic for the file a flag names, its errors
-// under the flag; it writes nothing when the flag is not given (path "").
+// writeFlagFile is writeAtomic for a flag's file (path "": none), its errors under the flag.
 func writeFlagFile(cmd *cobra.Command, flag, path string, write func(io.Writer) error) error {
 	if path == "" {
 		return nil
@@ -193,19 +150,4 @@ func writeFlagFile(cmd *cobra.Command, flag, path string, write func(io.Writer) 
 		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
-}
-
-// pending holds the temporary files of writes in progress, which main
-// removes when a signal makes it exit without waiting for the command.
-var pending pendingFiles
-
-type pendingFiles struct{ sync.Map }
-
-// removeAll deletes every pending file; the writes in progress fail.
-func (p *pendingFiles) removeAll() {
-	p.Range(func(name, _ any) bool {
-		os.Remove(name.(string))
-		p.Delete(name)
-		return true
-	})
 }

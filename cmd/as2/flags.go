@@ -26,22 +26,11 @@ type datasetFlags struct {
 	keepStoredOrder           bool
 	normalizeNumbers          bool
 	empty                     string
-	// errOut receives warnings (nil: standard error).
-	errOut io.Writer
-	// fileFlag names the flag that gives a jsonl or tsv file, for errors
-	// ("": --path).
-	fileFlag string
+	errOut                    io.Writer // warnings (nil: standard error)
+	fileFlag                  string    // the flag of a jsonl or tsv file, for errors ("": --path)
 }
 
-// emptyFlagHelp documents --empty wherever questions are read.
 const emptyFlagHelp = "empty or white-space candidates: keep (in place, never relevant, ranked below every other; a warning counts them), skip (drop them; the others keep their positions) or error"
-
-// warnEmpty prints what an --empty policy met, if anything.
-func warnEmpty(w io.Writer, what string, p dataset.EmptyPolicy, c dataset.EmptyCounts) {
-	if msg := c.Warning(p); msg != "" {
-		fmt.Fprintf(w, "as2: warning: %s: %s\n", what, msg)
-	}
-}
 
 func (d *datasetFlags) register(fs *pflag.FlagSet, subsetDefault string) {
 	fs.StringVar(&d.name, "dataset", "", "benchmark: "+strings.Join(catalog.Names, ", ")+" (jsonl and tsv are as2's formats for your own data)")
@@ -60,8 +49,7 @@ func (d *datasetFlags) source() catalog.Source {
 		Options: catalog.Options{Seed: d.seed, KeepStoredOrder: d.keepStoredOrder, NormalizeNumbers: d.normalizeNumbers}}
 }
 
-// describe names the data read, for reports (catalog.Source.Describe),
-// with the dataset's name also for a jsonl or tsv file.
+// describe names the data read, with the dataset's name also for a file.
 func (d *datasetFlags) describe() string {
 	if catalog.IsFile(d.name) {
 		return d.name + " " + d.path
@@ -69,13 +57,9 @@ func (d *datasetFlags) describe() string {
 	return d.source().Describe("")
 }
 
-// splitName is split, or else --split, or else the dataset's default.
-func (d *datasetFlags) splitName(split string) string { return d.source().SplitName(split) }
-
-// load reads a split (empty: as splitName says) and returns all its
-// questions and those of a subset (empty: --subset), warning of empty
-// candidates (catalog.Source.Load). It changes nothing in d, so that one
-// set of flags can load several splits.
+// load reads a split ("": --split's) and returns all its questions and
+// those of a subset ("": --subset's), warning of empty candidates
+// (catalog.Source.Load); it leaves d as it was.
 func (d *datasetFlags) load(split string, sub dataset.Subset) (all, kept []dataset.Question, _ dataset.Subset, err error) {
 	src := d.source()
 	l, err := src.Load(split, sub)
@@ -88,13 +72,13 @@ func (d *datasetFlags) load(split string, sub dataset.Subset) (all, kept []datas
 	case err != nil:
 		return nil, nil, "", withDataHint(d.name, d.path, notFound("--dataset "+d.name, d.path, err))
 	}
-	warnEmpty(cmp.Or[io.Writer](d.errOut, os.Stderr), src.Describe(split), l.Policy, l.Counts)
+	if msg := l.Counts.Warning(l.Policy); msg != "" {
+		fmt.Fprintf(cmp.Or[io.Writer](d.errOut, os.Stderr), "as2: warning: %s: %s\n", src.Describe(split), msg)
+	}
 	return l.All, l.Kept, l.Subset, nil
 }
 
-// loadSplit loads the questions of a DATASET:SPLIT spec (its subset sub)
-// with d's other settings; flag names the spec's flag in errors (--pool,
-// --also).
+// loadSplit loads a DATASET:SPLIT spec of flag's with d's other settings.
 func loadSplit(d datasetFlags, flag, spec string, sub dataset.Subset) ([]dataset.Question, error) {
 	name, split, ok := strings.Cut(spec, ":")
 	if !ok || name == "" || split == "" {
@@ -108,17 +92,13 @@ func loadSplit(d datasetFlags, flag, spec string, sub dataset.Subset) ([]dataset
 	return kept, nil
 }
 
-// int8FlagHelp documents --int8 wherever a ranker is opened.
 const int8FlagHelp = "run the transformer models (builtin, model files, Hugging Face folders) with int8 weights on the int8 kernels (float32 where only the generic kernels run)"
 
-// rankerFlags choose and configure a ranker (as2.RankerChoice).
+// rankerFlags choose a ranker (as2.RankerChoice); def is --ranker's ("": wo+rr).
 type rankerFlags struct {
-	// def is --ranker's default: wo+rr unless the command sets it (rank,
-	// eval and serve rank with the built-in model when nothing is named).
 	def string
 	c   as2.RankerChoice
-	// fs, when the flags were registered, tells whether --ranker was given.
-	fs *pflag.FlagSet
+	fs  *pflag.FlagSet
 }
 
 func (r *rankerFlags) register(fs *pflag.FlagSet) {
@@ -136,10 +116,9 @@ func (r *rankerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.c.IDF, "idf", "pool", "IDF and average length for bm25 and idf-overlap, alone or as --cascade stages: pool (each question's own candidates) or collection (every candidate sentence of the questions read)")
 }
 
-// label names the ranker in reports.
 func (r *rankerFlags) label() string { return r.c.Label() }
 
-// check reports flags that contradict each other, before any data is read.
+// check reports contradicting flags before any data is read.
 func (r *rankerFlags) check() error {
 	r.c.NameSet = r.fs != nil && r.fs.Changed("ranker")
 	if r.c.IDF == "" { // the library's default, but not a value --idf takes
@@ -148,8 +127,7 @@ func (r *rankerFlags) check() error {
 	return optionFlags(r.c.Check())
 }
 
-// build opens the ranker the flags name (as2.OpenRanker); qs is the
-// collection for --idf collection.
+// build opens the ranker the flags name; qs is --idf collection's.
 func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	if err := r.check(); err != nil {
 		return nil, err
@@ -158,7 +136,6 @@ func (r *rankerFlags) build(qs []dataset.Question) (rank.Ranker, error) {
 	return openRanker("--"+option, spec, r.c.Options(qs)...)
 }
 
-// openRanker opens the ranker spec names for flag (as2.OpenRanker).
 func openRanker(flag, spec string, opts ...as2.RankerOption) (rank.Ranker, error) {
 	r, err := as2.OpenRanker(context.Background(), spec, opts...)
 	if err != nil {
@@ -167,13 +144,7 @@ func openRanker(flag, spec string, opts ...as2.RankerOption) (rank.Ranker, error
 	return r, nil
 }
 
-// openModelFile opens the model file path that flag names.
-func openModelFile(flag, path string) (rank.Ranker, error) {
-	return openRanker(flag, as2.FilePrefix+path)
-}
-
-// calibration returns the calibration that turns r's scores into
-// probabilities (as2.ChooseCalibration): --calibration's, else r's own.
+// calibration is --calibration's (spec), else r's own.
 func calibration(r rank.Ranker, spec string) (*trigger.Calibration, error) {
 	if _, ok := as2.CalibrationOf(r); spec == as2.Builtin && !ok {
 		return nil, fmt.Errorf("--calibration builtin is the built-in model's: rank with --ranker builtin")
@@ -185,8 +156,15 @@ func calibration(r rank.Ranker, spec string) (*trigger.Calibration, error) {
 	return c, nil
 }
 
-// optionFlags names the flags of an *as2.OptionError ("--model and
-// --cascade: give one"); other errors pass as they are.
+// configFlag names the flag of an *as2.ConfigError ("--depth 5: ...").
+func configFlag(err error) error {
+	if errors.As(err, new(*as2.ConfigError)) {
+		return fmt.Errorf("--%w", err)
+	}
+	return err
+}
+
+// optionFlags names the flags of an *as2.OptionError.
 func optionFlags(err error) error {
 	var oe *as2.OptionError
 	if errors.As(err, &oe) {
@@ -195,9 +173,8 @@ func optionFlags(err error) error {
 	return err
 }
 
-// flagError is the one way the command puts a flag before an error about
-// its value: "FLAG PATH: file not found" for a missing file (keeping the
-// cause for errors.Is), "FLAG: ERR" when ERR already names the value, else
+// flagError puts a flag before an error about its value: "FLAG PATH: file
+// not found" for a missing file, "FLAG: ERR" when ERR names the value, else
 // "FLAG VALUE: ERR".
 func flagError(flag, value string, err error) error {
 	value = strings.TrimPrefix(value, as2.FilePrefix)
@@ -217,8 +194,7 @@ func flagError(flag, value string, err error) error {
 	return fmt.Errorf("%s %s: %w", flag, value, err)
 }
 
-// notFound is flagError for a missing file; other errors pass as they are
-// (they already name file and line).
+// notFound is flagError for a missing file; other errors pass as they are.
 func notFound(flag, path string, err error) error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -14,11 +14,8 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "as2",
 		Short: "Answer sentence selection: rank candidate sentences so that an answer comes first",
-		Long: `as2 ranks the candidate sentences of a question so that a sentence that
-answers it comes first, evaluates rankers with trec_eval's definitions, and
-serves them. as2 rank and as2 serve need no data (the built-in model);
-benchmarks are looked up under --path, else $AS2_DATA, else the folder that
-"as2 data get" fills (see docs/data.md).`,
+		Long: `as2 ranks the candidate sentences of a question so that one that answers it comes
+first, evaluates rankers and serves them; benchmarks: docs/data.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),
@@ -31,8 +28,7 @@ benchmarks are looked up under --path, else $AS2_DATA, else the folder that
 		if profile == "" {
 			return nil
 		}
-		// Written to a pending file that replaces --cpuprofile at the end,
-		// so an interrupted command leaves no half profile.
+		// A pending file replaces --cpuprofile at the end: no half profile.
 		f, err := renameio.NewPendingFile(profile, renameio.WithPermissions(0o644))
 		if err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)

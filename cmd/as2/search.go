@@ -17,22 +17,17 @@ import (
 	"github.com/as2/as2/index/weaviate"
 )
 
-// newIndexCmd is the one command family for answer indexes.
 func newIndexCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "index",
-		Short: "Answer indexes: build one from a pool of answers, search it, evaluate a retriever",
-	}
+	cmd := &cobra.Command{Use: "index", Short: "Answer indexes: build one from a pool of answers, search it, evaluate a retriever"}
 	cmd.AddCommand(newIndexBuildCmd(), newIndexSearchCmd(), newIndexEvalCmd(false))
 	return cmd
 }
 
 type indexBuild struct {
-	flags        indexFlags
-	answers, out string
-	weaviate     weaviate.Options
-	replace      bool
-	quiet        bool
+	flags          indexFlags
+	answers, out   string
+	weaviate       weaviate.Options
+	replace, quiet bool
 }
 
 func newIndexBuildCmd() *cobra.Command {
@@ -40,18 +35,11 @@ func newIndexBuildCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Encode a file of answers once into an index file for as2 index search",
-		Long: `Encode every answer of --answers with the --retriever (bm25, use-lite[:PATH],
-or a model file from as2 train --arch dual or has) and write the index, with
-what as2 index search needs to rebuild the question encoder and the answers'
-texts, to --out (atomically). Vector retrievers index by --kind: flat, binary,
-hnsw, or weaviate (the vectors go to the Weaviate server at --weaviate-url).
-docs/retrieval.md is the guide.`,
-		Example: `  as2 index build --retriever bm25 --answers faq.txt --out faq.idx
-  as2 data reqa --half test --out reqa-test.jsonl
-  as2 index build --retriever use-lite --kind hnsw --answers reqa-test.jsonl --out reqa-test-use.idx
-  as2 index build --retriever dual.as2 --kind binary --answers sentences.tsv --out sentences.idx
-  as2 index build --retriever has.as2 --answers faq.txt --out faq-has.idx`,
-		Args: cobra.NoArgs,
+		Long: `Encode every answer of --answers once with --retriever and write the index, with
+what as2 index search needs, to --out; vector retrievers index by --kind. See
+docs/retrieval.md.`,
+		Example: `  as2 index build --retriever use-lite --kind hnsw --answers reqa-test.jsonl --out reqa-test-use.idx`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -75,14 +63,8 @@ docs/retrieval.md is the guide.`,
 }
 
 func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
-	given := 0
-	for _, n := range []string{"retriever", "encoder", "model"} {
-		if c.flags.changed(n) {
-			given++
-		}
-	}
-	switch {
-	case given > 1:
+	switch r, e, m := c.flags.changed("retriever"), c.flags.changed("encoder"), c.flags.changed("model"); {
+	case r && e || r && m || e && m:
 		return fmt.Errorf("give one of --retriever, --encoder and --model (the old names of --retriever)")
 	case c.flags.Retriever == "":
 		return fmt.Errorf("--retriever is required: bm25, use-lite[:PATH] or a model file")
@@ -100,26 +82,9 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return indexFileError("--answers", err)
 	}
 	start := time.Now()
-	var encoding, indexing *progress
-	if !c.quiet {
-		encoding = newProgress(stderr, len(texts), "encoding answers")
-		if c.flags.Kind == index.HNSWKind || c.flags.Kind == as2.WeaviateKind {
-			indexing = newProgress(stderr, len(texts), "indexing answers")
-		}
-	}
-	encoded := false
-	opts = append(opts, as2.WithIndexProgress(encoding.step, func(n int) {
-		if !encoded { // the encoding's bar goes when the graph's starts
-			encoding.done()
-			encoded = true
-		}
-		indexing.step(n)
-	}))
-	x, err := as2.BuildIndex(ctx, ids, texts, append(opts, as2.WithWeaviate(c.weaviate, c.replace))...)
-	if !encoded {
-		encoding.done()
-	}
-	indexing.done()
+	progress, end := as2.IndexBars(c.flags.Kind, len(texts), progressBars(stderr, c.quiet))
+	x, err := as2.BuildIndex(ctx, ids, texts, append(opts, progress, as2.WithWeaviate(c.weaviate, c.replace))...)
+	end()
 	if err != nil {
 		return weaviateHint(retrieverError("--retriever", err))
 	}
@@ -133,24 +98,21 @@ func (c *indexBuild) run(ctx context.Context, stdout, stderr io.Writer) error {
 }
 
 type search struct {
-	index, question, questions, format, retrieverFile string
-	top, efSearch, rescore, workers                   int
+	as2.SearchSettings
+	index, question, questions, retrieverFile string
+	workers                                   int
 }
 
-// newIndexSearchCmd is as2 index search.
 func newIndexSearchCmd() *cobra.Command {
 	var c search
 	cmd := &cobra.Command{
 		Use:   "search",
 		Short: "Find the best answers for questions in an index file (as2 index build)",
-		Long: `Load an index file (as2 index build), rebuild its question encoder from what
-the file records, and print the --top answers for each question (--question,
-or --questions FILE, - for standard input, one a line): rank, score, id and
-text. docs/retrieval.md is the guide.`,
-		Example: `  as2 index search --index faq.idx --question "How do I reset my password?"
-  as2 index search --index reqa-test-use.idx --questions questions.txt --top 5 --format json
-  echo "Who founded the university?" | as2 index search --index reqa-test.idx --questions -`,
-		Args: cobra.NoArgs,
+		Long: `Print the --top answers (rank, score, id, text) of an index file (as2 index build)
+for --question, or each line of --questions (- for standard input). See
+docs/retrieval.md.`,
+		Example: `  as2 index search --index faq.idx --question "How do I reset my password?"`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -159,22 +121,20 @@ text. docs/retrieval.md is the guide.`,
 	f.StringVar(&c.index, "index", "", "index file (as2 index build)")
 	f.StringVar(&c.question, "question", "", "the question")
 	f.StringVar(&c.questions, "questions", "", "file of questions, one per line (- for standard input)")
-	f.IntVar(&c.top, "top", 10, "answers per question")
-	f.StringVar(&c.format, "format", "tsv", "output: tsv or json (one object per question)")
+	f.IntVar(&c.Top, "top", 10, "answers per question")
+	f.StringVar(&c.Format, "format", "tsv", "output: tsv or json (one object per question)")
 	// 0 keeps the index's own value, which is what leaving them out means.
-	f.IntVar(&c.efSearch, "ef-search", 0, "hnsw index: candidates a search keeps (default: the index's own)")
-	f.IntVar(&c.rescore, "rescore", 0, "binary index: nearest codes rescored (default: the index's own)")
+	f.IntVar(&c.EfSearch, "ef-search", 0, "hnsw index: candidates a search keeps (default: the index's own)")
+	f.IntVar(&c.Rescore, "rescore", 0, "binary index: nearest codes rescored (default: the index's own)")
 	f.StringVar(&c.retrieverFile, "retriever-file", "", "the retriever's model file, if no longer where the index records it (its SHA-256 must match)")
 	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "sentence-encoding goroutines (use-lite)")
 	return cmd
 }
 
-// newSearchCmd is as2 search, the old name of as2 index search, kept for
-// one release with its old flag --encoder-path.
+// newSearchCmd is as2 search, the old name of as2 index search.
 func newSearchCmd() *cobra.Command {
 	cmd := newIndexSearchCmd()
-	cmd.Deprecated = "use as2 index search"
-	cmd.Hidden = true
+	cmd.Deprecated, cmd.Hidden = "use as2 index search", true
 	f := cmd.Flags()
 	f.AddFlag(&pflag.Flag{Name: "encoder-path", Usage: "the model file, moved", Value: f.Lookup("retriever-file").Value})
 	f.MarkDeprecated("encoder-path", "use --retriever-file")
@@ -187,38 +147,20 @@ func (c *search) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Wri
 		return fmt.Errorf("--index is required (build one with as2 index build)")
 	case (c.question == "") == (c.questions == ""):
 		return fmt.Errorf("give --question or --questions, one of them")
-	case c.top < 1:
-		return fmt.Errorf("--top %d: want at least 1", c.top)
-	case c.format != "tsv" && c.format != "json":
-		return fmt.Errorf("--format %q: want tsv or json", c.format)
-	case c.efSearch < 0:
-		return fmt.Errorf("--ef-search %d: want 0 (the index's own) or more", c.efSearch)
-	case c.rescore < 0:
-		return fmt.Errorf("--rescore %d: want 0 (the index's own) or more", c.rescore)
 	}
-	x, err := as2.OpenIndex(ctx, c.index, as2.WithSearch(index.SearchOptions{EfSearch: c.efSearch, Rescore: c.rescore}),
+	if err := c.Check(); err != nil {
+		return fmt.Errorf("--%w", err)
+	}
+	x, err := as2.OpenIndex(ctx, c.index, as2.WithSearch(index.SearchOptions{EfSearch: c.EfSearch, Rescore: c.Rescore}),
 		as2.WithRetrieverFile(c.retrieverFile), as2.WithIndexWorkers(c.workers))
 	if err != nil {
 		return indexFileError("--index", err)
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	hw, err := as2.NewHitWriter(out, c.format, c.questions != "")
-	if err != nil {
-		return err
-	}
-	ask := func(n int, q string) error {
-		hits, err := x.Search(ctx, q, c.top)
-		if err != nil {
-			return err
-		}
-		if len(hits) == 0 && c.format == as2.HitsTSV {
-			fmt.Fprintf(stderr, "as2: no answer found for %q\n", q)
-		}
-		return hw.Write(n, q, hits)
-	}
+	noHits := func(q string) { fmt.Fprintf(stderr, "as2: no answer found for %q\n", q) }
 	if c.questions == "" {
-		return ask(1, c.question)
+		return x.SearchQuestions(ctx, out, c.SearchSettings, c.question, nil, "", noHits)
 	}
 	in, name := stdin, "standard input"
 	if c.questions != "-" {
@@ -229,7 +171,7 @@ func (c *search) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Wri
 		defer f.Close()
 		in, name = f, c.questions
 	}
-	if err := as2.ScanQuestions(ctx, in, name, ask); err != nil {
+	if err := x.SearchQuestions(ctx, out, c.SearchSettings, "", in, name, noHits); err != nil {
 		return fmt.Errorf("--questions %w", err)
 	}
 	return nil

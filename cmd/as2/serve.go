@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 
 	"github.com/spf13/cobra"
 
 	"github.com/as2/as2"
-	"github.com/as2/as2/rank"
 )
 
 func newServeCmd() *cobra.Command {
@@ -17,41 +15,23 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve rankers and answer indexes over HTTP (rerank, answer-sentence selection, retrieval)",
-		Long: `Serve rankers and answer indexes over HTTP. Each --ranker NAME=SPEC loads a
-ranker once: builtin (calibrated: /v1/select says whether there is an answer),
-a rule-based ranker (` + rank.NamesHelp() + `) or a file as --model reads it.
---cascade, --index (an index file from as2 index build, for /v1/retrieve) and
---hybrid add cascades and indexes. With no ranker or cascade, as2 serves the
-built-in model as "builtin". On SIGINT or SIGTERM as2 drains (--drain, then
---grace) and exits 0.
-
-docs/serving.md is the guide: every route and field, long documents, errors,
-limits, shutdown, and the same server from Go (as2.NewServer).`,
-		Example: `  as2 serve
-  curl -s localhost:8080/v1/select -d '{"question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote it."}'
-  as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --addr 127.0.0.1:8080
-  curl -s localhost:8080/v1/rerank -d '{"model": "cosinet", "query": "who wrote hamlet?", "documents": ["Hamlet is a tragedy.", "Shakespeare wrote it."]}'
-  as2 index build --retriever bm25 --answers faq.txt --out faq.idx
-  as2 serve --index faq=faq.idx
-  curl -s localhost:8080/v1/retrieve -d '{"index": "faq", "question": "How do I reset my password?", "k": 3, "rerank": "builtin"}'`,
+		Long: `Serve rankers (--ranker, --cascade; default the built-in model as "builtin") and
+answer indexes (--index, --hybrid) over HTTP; on SIGINT or SIGTERM drain (--drain,
+--grace) and exit 0. docs/serving.md is the guide (and as2.NewServer, from Go).`,
+		Example: `  as2 serve --ranker cosinet=m.as2 --ranker bm25=bm25 --index faq=faq.idx
+  curl -s localhost:8080/v1/select -d '{"question": "who wrote hamlet?", "document": "Hamlet is a tragedy. Shakespeare wrote it."}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
 			if config != "" {
-				// The file's entries come first; flags add to them or, for
-				// addr, limits, drain and grace, override them when given.
+				// Flags add to the file's entries or override its settings.
 				if err := c.MergeFile(config, fs.Changed); err != nil {
 					return fmt.Errorf("--config: %w", err)
 				}
 			}
 			srv, err := as2.NewServer(cmd.Context(), c)
 			if err != nil {
-				// Name the flag (or config key) at fault as a flag.
-				var ce *as2.ConfigError
-				if errors.As(err, &ce) {
-					return fmt.Errorf("--%w", ce)
-				}
-				return err
+				return configFlag(err)
 			}
 			ln, err := net.Listen("tcp", c.Addr)
 			if err != nil {

@@ -13,28 +13,18 @@ import (
 )
 
 func newTriggerCmd() *cobra.Command {
-	var (
-		data     datasetFlags
-		ranker   rankerFlags
-		fitSplit string
-		calFile  string
-		out      string
-		format   string
-	)
+	var data datasetFlags
+	var ranker rankerFlags
+	var fitSplit, calFile, out, format string
 	cmd := &cobra.Command{
 		Use:   "trigger",
 		Short: "Answer triggering: calibrate a ranker on dev to say \"no answer\", measure it on test",
-		Long: `Answer triggering (the WikiQA paper's task): fit Platt scaling of the top
-score and the threshold with the best F1 on --fit-split, then measure
-precision, recall and F1 on --split; --calibration measures a fitted one
-instead. See docs/evaluation.md ("Answer triggering").`,
-		Example: `  as2 trigger --model m.as2 --dataset wikiqa --fit-split dev --split test --out calibration.json
-  as2 trigger --ranker builtin --calibration builtin --dataset squad --path questions.json`,
-		Args: cobra.NoArgs,
+		Long: `Answer triggering (the WikiQA paper's task): fit Platt scaling of the top score
+and the best-F1 threshold on --fit-split, measure them on --split (--calibration:
+measure a fitted one). See docs/evaluation.md ("Answer triggering").`,
+		Example: `  as2 trigger --model m.as2 --dataset wikiqa --fit-split dev --split test --out calibration.json`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			fixed := calFile != ""
 			if fixed && (cmd.Flags().Changed("fit-split") || out != "") {
 				return fmt.Errorf("--calibration %s: nothing is fitted, so --fit-split and --out do not apply", calFile)
@@ -76,10 +66,7 @@ instead. See docs/evaluation.md ("Answer triggering").`,
 			if err := writeFlagFile(cmd, "--out", out, func(w io.Writer) error { return json.NewEncoder(w).Encode(rep.Calibration) }); err != nil {
 				return err
 			}
-			if format == "json" {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(rep)
-			}
-			return rep.WriteText(cmd.OutOrStdout())
+			return rep.Write(cmd.OutOrStdout(), format)
 		},
 	}
 	fs := cmd.Flags()
@@ -88,6 +75,6 @@ instead. See docs/evaluation.md ("Answer triggering").`,
 	fs.StringVar(&fitSplit, "fit-split", "dev", "split the calibration and threshold are fitted on")
 	fs.StringVar(&calFile, "calibration", "", "measure this calibration (JSON from as2 trigger --out, or builtin: the built-in model's) instead of fitting one")
 	fs.StringVar(&out, "out", "", "write the calibration as JSON to this file")
-	formatFlag(fs, &format)
+	formatFlag(cmd, &format)
 	return cmd
 }
