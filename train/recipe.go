@@ -162,8 +162,8 @@ func (p *Plan) SetTeacher(ctx context.Context, teacher rank.Ranker, qs []dataset
 // OpenEncoder opens the token encoder a recipe names: "static" (or "")
 // over the word vectors in embeddings (of format, e.g. "auto"; "" for the
 // data folder's default), "use-lite" (its default folder), "use-lite:PATH"
-// or "hf:DIR" (a Hugging Face checkpoint of the BERT, RoBERTa or
-// XLM-RoBERTa family: crossencoder.OpenHF).
+// or "hf:DIR" (a Hugging Face checkpoint of a registered family:
+// crossencoder.OpenHF).
 func OpenEncoder(name, embeddings, format string) (encoder.Encoder[float32], error) {
 	switch {
 	case name == "" || name == encoder.StaticKind:
