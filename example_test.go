@@ -22,7 +22,7 @@ func Example() {
 	}
 	fmt.Printf("%s (probability %.2f, answer: %v)\n", sel.Sentences[0].Text, sel.Probability, sel.Answer)
 	// Output:
-	// George Washington was the first president of the United States. (probability 0.82, answer: true)
+	// George Washington was the first president of the United States. (probability 0.81, answer: true)
 }
 
 // A rule-based ranker needs no model: bm25-stem matches "invented" with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/as2/as2"
@@ -28,7 +29,8 @@ func hamletScores(t *testing.T, r rank.Ranker) []float64 {
 	return s
 }
 
-// TestWithInt8 opens transformer specs with and without WithInt8: int8
+// TestWithInt8 opens transformer specs with WithInt8(false), WithInt8(true)
+// and neither (int8 for the built-in model, float32 otherwise): int8
 // scores differ from float32 ones where quant.Supported, by at most a
 // tenth of the float32 scores' spread (the built-in model's moved by 4.5%
 // of it when this was written; package quant's tests bound each
@@ -53,7 +55,7 @@ func TestWithInt8(t *testing.T) {
 	} {
 		spec := c.spec
 		t.Run(c.name, func(t *testing.T) {
-			f, err := as2.OpenRanker(context.Background(), spec)
+			f, err := as2.OpenRanker(context.Background(), spec, as2.WithInt8(false))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +63,19 @@ func TestWithInt8(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			def, err := as2.OpenRanker(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
 			want, got := hamletScores(t, f), hamletScores(t, i8)
+			// Without WithInt8 the built-in model runs int8, files float32.
+			wantDef := want
+			if spec == as2.Builtin {
+				wantDef = got
+			}
+			if d := hamletScores(t, def); !slices.Equal(d, wantDef) {
+				t.Errorf("scores with no WithInt8 %.4f, want %.4f (int8 for the built-in model only)", d, wantDef)
+			}
 			var worst float64
 			lo, hi := want[0], want[0]
 			for i := range want {

@@ -43,6 +43,7 @@ type rankerOptions struct {
 	// that an empty collection is still the caller's choice.
 	useCollection bool
 	int8          bool // WithInt8
+	int8Set       bool // WithInt8 was given (else the built-in model is int8)
 }
 
 // WithRuleOptions sets the options of rule-based rankers (stopwords,
@@ -94,7 +95,7 @@ func OpenRanker(ctx context.Context, spec string, opts ...RankerOption) (rank.Ra
 	if stages, ok := strings.CutPrefix(spec, CascadePrefix); ok {
 		c, err := cascade.Parse(stages, func(name, file string) (rank.Ranker, error) {
 			if file != "" {
-				return openFile(file, o.int8)
+				return openFile(file, &o)
 			}
 			return o.named(name)
 		})
@@ -104,7 +105,7 @@ func OpenRanker(ctx context.Context, spec string, opts ...RankerOption) (rank.Ra
 		return c, nil
 	}
 	if file := SpecFile(spec); file != "" {
-		return openFile(file, o.int8)
+		return openFile(file, &o)
 	}
 	return o.named(spec)
 }
@@ -123,7 +124,7 @@ func checkRuleOptions(o rank.Options) error {
 // named returns the built-in model or the rule-based ranker name.
 func (o *rankerOptions) named(name string) (rank.Ranker, error) {
 	if name == Builtin {
-		return builtinRanker(o.int8)
+		return builtinRanker(o.builtinInt8())
 	}
 	opts := o.rules
 	if o.useCollection {
@@ -155,18 +156,20 @@ func SpecFile(spec string) string {
 
 // openFile loads a ranker file (see OpenRanker), reporting a missing file
 // as such.
-func openFile(path string, int8 bool) (rank.Ranker, error) {
-	r, err := loadFile(path, int8)
+func openFile(path string, o *rankerOptions) (rank.Ranker, error) {
+	r, err := loadFile(path, o)
 	if err != nil {
 		return nil, notFound(path, err)
 	}
 	return r, nil
 }
 
-func loadFile(path string, int8 bool) (rank.Ranker, error) {
+// loadFile loads a ranker file, its transformer models int8 when o says so
+// (WithInt8: float32 unless set).
+func loadFile(path string, o *rankerOptions) (rank.Ranker, error) {
 	switch filepath.Ext(path) {
 	case ".json":
-		return loadBlend(path, int8)
+		return loadBlend(path, o)
 	case ".run":
 		run, err := dataset.ReadFile(path, trec.ReadRun)
 		if err != nil {
@@ -179,26 +182,26 @@ func loadFile(path string, int8 bool) (rank.Ranker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: a folder is read as a Hugging Face checkpoint: %w", path, err)
 		}
-		return m, useInt8(m, int8)
+		return m, useInt8(m, o.int8)
 	}
-	return quant.Load(path, int8)
+	return quant.Load(path, o.int8)
 }
 
 // loadBlend reads a blend file (as2 tune blend --out), its rankers named
 // relative to its folder, with their default options (those it was fitted
 // with).
-func loadBlend(path string, int8 bool) (rank.Ranker, error) {
+func loadBlend(path string, o *rankerOptions) (rank.Ranker, error) {
 	spec, err := readBlendSpec(path)
 	if err != nil {
 		return nil, err
 	}
-	def := rankerOptions{rules: rank.DefaultOptions(), int8: int8}
+	def := rankerOptions{rules: rank.DefaultOptions(), int8: o.int8, int8Set: o.int8Set}
 	b, err := spec.Build(func(name string) (rank.Ranker, error) {
 		if file := blendMemberFile(filepath.Dir(path), name); file != "" {
 			if filepath.Ext(file) == ".json" {
 				return nil, errors.New("a blend cannot hold a blend")
 			}
-			return loadFile(file, int8)
+			return loadFile(file, o)
 		}
 		return def.named(name)
 	})
@@ -305,7 +308,11 @@ type RankerChoice struct {
 	NameSet bool
 	Rules   rank.Options // options "bm25-k1" and "bm25-b" among them
 	IDF     string       // option "idf": "pool" ("" too) or "collection"
-	Int8    bool         // WithInt8
+	// Int8 runs every transformer model int8 (WithInt8(true)), Float32
+	// every one float32 (WithInt8(false)); neither, the built-in model is
+	// int8 and model files float32.
+	Int8    bool
+	Float32 bool
 }
 
 // OptionError is a RankerChoice (or other option set) that contradicts
@@ -379,7 +386,7 @@ func (c RankerChoice) Spec() (spec, option string) {
 // Options are the OpenRanker options of the choice; qs is the collection
 // for IDF "collection".
 func (c RankerChoice) Options(qs []dataset.Question) []RankerOption {
-	opts := []RankerOption{WithRuleOptions(c.Rules), WithInt8(c.Int8)}
+	opts := append([]RankerOption{WithRuleOptions(c.Rules)}, int8Options(c.Int8, c.Float32)...)
 	if c.IDF == "collection" {
 		opts = append(opts, WithCollection(qs))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/as2/as2/model/builtin"
 	"github.com/as2/as2/rank"
 	"github.com/as2/as2/trigger"
 )
@@ -86,7 +85,8 @@ func selectRanker(opts []SelectOption) (rank.Ranker, *trigger.Calibration, error
 		opt(&o)
 	}
 	if o.ranker == nil {
-		r, err := builtin.Ranker()
+		// The built-in model runs int8 by default, as OpenRanker's does.
+		r, err := builtinRanker(true)
 		if err != nil {
 			return nil, nil, err
 		}

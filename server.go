@@ -36,9 +36,12 @@ type ServerConfig struct {
 	// RuleOptions configure the rule-based rankers of Rankers and
 	// Cascades.
 	RuleOptions rank.Options
-	// Int8 runs the transformer models on the int8 kernels (WithInt8).
-	Int8   bool
-	Limits serve.Limits
+	// Int8 runs every transformer model on the int8 kernels
+	// (WithInt8(true)), Float32 every one float32 (WithInt8(false));
+	// neither, the built-in model runs int8 and model files float32.
+	Int8    bool
+	Float32 bool
+	Limits  serve.Limits
 	// Addr and Run are how as2 serve runs the server (serve.Server.Run);
 	// NewServer does not use them.
 	Addr string
@@ -155,7 +158,7 @@ func NewServer(ctx context.Context, c ServerConfig) (*serve.Server, error) {
 		if err != nil {
 			return configErr(setting, entry, err)
 		}
-		r, err := OpenRanker(ctx, s, WithRuleOptions(c.RuleOptions), WithInt8(c.Int8))
+		r, err := OpenRanker(ctx, s, append([]RankerOption{WithRuleOptions(c.RuleOptions)}, int8Options(c.Int8, c.Float32)...)...)
 		if err != nil {
 			return configErr(setting, entry, err)
 		}

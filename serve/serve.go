@@ -125,7 +125,13 @@ type Limits struct {
 // DefaultLimits suit a reranker behind a retriever. MaxTokens allows 1,000
 // documents of 100 tokens (or 143 of 700): the memory a request takes grows
 // with its tokens. Two requests are scored at once, each on every core,
-// and eight more may wait a second.
+// and eight more may wait a second. With the built-in model (int8) the
+// largest request they admit peaked at about 200 MB of RSS in all, and 8
+// clients sending it at 260 MB, within issue 59's 500 MB: the transformer
+// models score in batches of at most 128 positions, so a request's memory
+// no longer grows with its tokens past the batches; on 2 cores such a
+// request takes about 5.5 s, and two at once pass Timeout (504)
+// (docs/serving.md, notes/2026-11-28-builtin-speed.md).
 func DefaultLimits() Limits {
 	return Limits{MaxBodyBytes: 4 << 20, MaxDocuments: 1000, MaxTextBytes: 64 << 10, MaxTokens: 100_000, Timeout: 10 * time.Second,
 		Concurrent: 2, Queue: 8, QueueWait: time.Second}

@@ -178,6 +178,19 @@ func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*n
 	return e.EncodeBatchMarked(tp, seqs, nil)
 }
 
+// EncodeTokensBatch returns the states of sentences, each as Encode gives
+// them, from one padded pass (Model.StatesBatch): [B·T, Dim], sentence
+// b's in rows [b·T, b·T+len_b), and T. An empty sentence gets one unknown
+// id. A dual encoder's inference encodes its candidates in such batches,
+// whose matrix products have a row per position of every sentence.
+func (e *Encoder) EncodeTokensBatch(tp *nn.Tape[float32], ts []encoder.Tokens) (*nn.Var[float32], int) {
+	ids := make([][]int, len(ts))
+	for i, t := range ts {
+		ids[i] = t.IDs
+	}
+	return e.m.StatesBatch(tp, ids)
+}
+
 // InputDim implements encoder.MarkingEncoder: the embedding width.
 func (e *Encoder) InputDim() int { return e.m.cfg.EmbedDim }
 
@@ -247,10 +260,32 @@ func (m *Model) StatesBatchMarked(tp *nn.Tape[float32], ids, marks [][]int, tabl
 		}
 		x = tp.Add(x, tp.Embedding(table, flatMarks))
 	}
+	if !tp.Training() && tp.Grads() == nil {
+		return m.layersInfer(tp, x, mask), t
+	}
 	for _, l := range m.layers {
 		x = l.forwardBatch(tp, x, mask)
 	}
 	return x, t
+}
+
+// layersInfer runs the layers over x for inference (no gradients): each
+// on a scratch tape that is reset once the layer's output is copied onto
+// tp, so that a batch holds one layer's activations at a time rather than
+// every layer's until tp is reset (about 17 MB a layer for 512
+// positions), and the copies reuse tp's memory from batch to batch. The
+// states are the same numbers as forwardBatch's on tp: the same
+// operations in the same order.
+func (m *Model) layersInfer(tp *nn.Tape[float32], x *nn.Var[float32], mask nn.AttentionMask) *nn.Var[float32] {
+	s := m.scratch.Get()
+	defer m.scratch.Put(s)
+	for _, l := range m.layers {
+		s.Reset()
+		y := l.forwardBatch(s, x, mask)
+		x = tp.OutputDirty(false, y.Value.Shape...)
+		copy(x.Value.Data, y.Value.Data)
+	}
+	return x
 }
 
 // forwardBatch is forward over a padded batch, with nn's batched

@@ -69,6 +69,43 @@ func TestStatesBatch(t *testing.T) {
 	}
 }
 
+// Inference runs the layers on a scratch tape (layersInfer): its states
+// are exactly those of the recording pass a tape with gradients takes,
+// and EncodeTokensBatch's are StatesBatch's of the sentences' ids, with a
+// scratch tape reused from batch to batch.
+func TestStatesBatchInference(t *testing.T) {
+	enc := tinyEncoder(t, tinyConfig())
+	for _, c := range []struct {
+		name  string
+		sents []string
+	}{
+		{"one", []string{"a b c"}},
+		{"mixed lengths", []string{"a", "a b c d e f g h", "", "b c"}},
+		{"again, smaller", []string{"c", "d e"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			toks := make([]encoder.Tokens, len(c.sents))
+			ids := make([][]int, len(c.sents))
+			for i, s := range c.sents {
+				toks[i] = enc.Tokenize(s)
+				ids[i] = toks[i].IDs
+			}
+			infer := nn.NewTape[float32](nil, 0)
+			infer.SetTrain(false)
+			got, tl := enc.EncodeTokensBatch(infer, toks)
+			rec := nn.NewTape(enc.m.ps.NewGrads(), 0)
+			rec.SetTrain(false)
+			want, wl := enc.m.StatesBatch(rec, ids)
+			if tl != wl || !slices.Equal(got.Value.Shape, want.Value.Shape) {
+				t.Fatalf("states %v of %d positions, want %v of %d", got.Value.Shape, tl, want.Value.Shape, wl)
+			}
+			if !slices.Equal(got.Value.Data, want.Value.Data) {
+				t.Errorf("inference states differ from the recording pass's:\n%v\n%v", got.Value.Data, want.Value.Data)
+			}
+		})
+	}
+}
+
 // The spec and tensors rebuild an encoder that tokenises and encodes the
 // same, and the vocabulary travels in the spec.
 func TestEncoderRoundTrip(t *testing.T) {

@@ -91,6 +91,9 @@ type Model struct {
 	layers [2]*layer
 	pool   *nn.Linear[float32] // hidden_layers/tanh_layer_0
 	timing *nn.Tensor[float32] // [MaxLen, EmbedDim], a constant
+	// scratch holds the inference tapes StatesBatchMarked runs each layer
+	// on (layersInfer).
+	scratch nn.TapeCache[float32]
 }
 
 // paramShapes lists the parameters in creation order with their shapes.

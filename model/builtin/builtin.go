@@ -39,7 +39,9 @@ const modelFile = "default.as2"
 
 // loaders reads each embedded model file once, on first use: the binary
 // pays for a model only when it ranks. loaders8 reads them for int8
-// inference (quant.Read), a second copy, loaded only if asked for.
+// inference (quant.Read, which keeps no float32 copy of the int8
+// weights), a second copy, loaded only if asked for: a process that ranks
+// int8 only (the default) holds the models once, as int8.
 var loaders, loaders8 = newLoaders(false), newLoaders(true)
 
 func newLoaders(int8 bool) map[string]func() (model.Model, error) {
@@ -105,7 +107,8 @@ func Ranker() (rank.Ranker, error) { return blended() }
 
 // Int8Ranker returns the built-in ranker with both models running int8
 // (package quant) on the weights stored in their files: a second
-// ranker, loaded on its first call. Where int8 would be slower
+// ranker, loaded on its first call, and the one as2 ranks with by
+// default. Where int8 would be slower
 // (!quant.Supported(), the generic kernels) it is Ranker itself. Its
 // scores differ from Ranker's by the activations' rounding, within what
 // Calibration tolerates (docs/model-card.md gives the accuracy of both).

@@ -107,7 +107,7 @@ type net struct {
 	// either is on.
 	match, segment *nn.Param[float32]
 	marking        encoder.MarkingEncoder
-	tapes          sync.Pool
+	tapes          nn.TapeCache[float32] // infer's
 }
 
 // New builds a cross-encoder over enc, whose weights it adopts (enc must
@@ -437,7 +437,13 @@ func buckets(seqs []encoder.Sequence, maxTok int) [][]int {
 // BenchmarkScore6x384 (100 candidates of 128 tokens, 2 cores) scores 15
 // pairs/s in batches of 4096 positions, 27 in 1024, 29 in 512 and 30 in
 // 256, where the matrix products are still wide enough for the kernels.
-const inferTokens = 512
+// The built-in model's int8 service (100-sentence requests, 8 clients, 2
+// cores) ran 547 pairs/s at a peak RSS of 375 MB in batches of 256, 588
+// and 249 MB in 128, 595 and 212 MB in 64: each worker's tapes hold a
+// batch's activations, and the int8 products gain nothing from more rows
+// (notes/2026-11-28-builtin-speed.md). 128 is USE-Lite's longest input,
+// so a pair never runs alone for want of room.
+const inferTokens = 128
 
 // inferBuckets plans the batches of an inference request: buckets of at
 // most inferTokens positions, largest first, so that the workers, which
@@ -625,11 +631,7 @@ func (n *net) infer(caller *nn.Tape[float32], seqs []encoder.Sequence, bs [][]in
 					mu.Unlock()
 				}
 			}()
-			tp, _ := n.tapes.Get().(*nn.Tape[float32])
-			if tp == nil {
-				tp = nn.NewTape[float32](nil, 0)
-				tp.SetTrain(false)
-			}
+			tp := n.tapes.Get()
 			defer n.tapes.Put(tp)
 			for {
 				k := int(next.Add(1)) - 1

@@ -314,6 +314,8 @@ type net[T nn.Float] struct {
 	rows  nn.TapePool[T]
 	q, a  *tower[T] // a == q when shared
 	x     *cross[T] // the ENDX cross side; nil without ENDX
+	// batchTapes are inferBatched's inference tapes, one per worker.
+	batchTapes nn.TapeCache[float32]
 }
 
 func newNet[T nn.Float](h Hyper, enc encoder.Encoder[T], seed uint64) (*net[T], error) {
@@ -403,6 +405,13 @@ func (n *net[T]) prepare(q *dataset.Question) *input[T] { return model.Prepare(q
 // forward scores the candidates by the inner product of their vectors with
 // the question's (section 3.2); infer spreads them over the cores.
 func (n *net[T]) forward(tp *nn.Tape[T], in *input[T], infer bool) *nn.Var[T] {
+	if infer {
+		if ftp, ok := any(tp).(*nn.Tape[float32]); ok {
+			if s, ok := n.inferBatched(ftp, any(in).(*input[float32])); ok {
+				return any(s).(*nn.Var[T])
+			}
+		}
+	}
 	qv, _ := n.embed(tp, n.q, n.tokens(tp, in.Text), false)
 	cands := n.rows.StackRows(tp, len(in.Candidates), infer, func(tp *nn.Tape[T], i int) *nn.Var[T] {
 		v, _ := n.embed(tp, n.a, n.tokens(tp, in.Candidates[i]), false)

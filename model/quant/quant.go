@@ -133,6 +133,11 @@ func Apply(m rank.Ranker, stored Stored) (bool, error) {
 
 // Read reads a model file's bytes (model.Read), running int8 when int8 is
 // set and Supported (see Apply). It reports whether the model runs int8.
+//
+// A model it loads int8 is for inference only: its int8 layers keep no
+// float32 copy of their weights (Release), which would be four bytes a
+// weight beside the int8 one's byte (the built-in model's two files held
+// about 40 MB of them), so it cannot be trained or saved.
 func Read(b []byte, int8 bool) (model.Model, bool, error) {
 	m, err := model.Read(bytes.NewReader(b))
 	if err != nil || !int8 || !Supported() {
@@ -149,7 +154,22 @@ func Read(b []byte, int8 bool) (model.Model, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if on {
+		Release(m.(Linearer).Linears())
+	}
 	return m, on, nil
+}
+
+// Release drops the float32 weights of the layers that run int8
+// (Linear.Int8 set), keeping their shapes, so that an inference-only model
+// holds each weight once, as int8: Linear.Forward without gradients reads
+// only Int8. A released layer cannot be trained, saved or quantised again.
+func Release(ls []*nn.Linear[float32]) {
+	for _, l := range ls {
+		if l.Int8 != nil {
+			l.W.Value.Data = nil
+		}
+	}
 }
 
 // Load reads the model file at path as Read does: model.Load with int8

@@ -129,6 +129,10 @@ func TestInt8(t *testing.T) {
 				if (l.Int8 != nil) != on {
 					t.Errorf("%s: int8 weights %v, int8 load %v", l.W.Name, l.Int8 != nil, on)
 				}
+				// An int8 load keeps no float32 copy of int8 weights.
+				if kept := l.W.Value.Data != nil; kept == on {
+					t.Errorf("%s: float32 weights kept %v, int8 load %v", l.W.Name, kept, on)
+				}
 				if _, ok := stored[l.W.Name]; c.int8 && c.stored > 0 && !ok {
 					t.Errorf("%s: not stored as int8", l.W.Name)
 				}
