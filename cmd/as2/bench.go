@@ -86,7 +86,11 @@ func newBenchInferCmd() *cobra.Command {
 			var r rank.Ranker
 			label := spec
 			if spec != "" {
-				r, err = openRanker("--model", spec, as2.WithInt8(int8))
+				var opts []as2.RankerOption
+				if cmd.Flags().Changed("int8") {
+					opts = append(opts, as2.WithInt8(int8))
+				}
+				r, err = openRanker("--model", spec, opts...)
 			} else {
 				label = bench.UntrainedLabel
 				if r, err = bench.UntrainedCosinet(embedFile); err != nil {

@@ -99,8 +99,9 @@ func startBinaryServe(t *testing.T, bin string, args ...string) *servedBinary {
 }
 
 // slowRerank is a /v1/rerank body for the built-in model: n documents of
-// words words each. On two quiet cores the model takes about 2.5 s for 500
-// documents of 20 words and 5 s for 500 of 40 (17 s under load).
+// words words each. On two quiet cores the model (float32) takes about
+// 2.5 s for 500 documents of 20 words and 5 s for 500 of 40 (17 s under
+// load).
 func slowRerank(t *testing.T, n, words int) []byte {
 	t.Helper()
 	vocab := strings.Fields("the berlin wall was built in 1961 and fell on 9 november 1989 when crowds crossed it into the west of the city which had been divided since the end of the second world war")
@@ -135,7 +136,9 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	// --timeout well above the request's time on a busy machine, so that
 	// only the drain decides; --drain short to keep the test short, but
 	// with a drain phase and a grace phase both crossed by the request.
-	args := []string{"--drain", "200ms", "--grace", "60s", "--timeout", "120s"}
+	// float32 (--int8=false): the int8 default scores 500 short documents
+	// in about a second, too close to the signal's half second.
+	args := []string{"--drain", "200ms", "--grace", "60s", "--timeout", "120s", "--int8=false"}
 
 	type reply struct {
 		status int
@@ -203,7 +206,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	})
 
 	t.Run("grace ends: request cut off, exit 0", func(t *testing.T) {
-		s := startBinaryServe(t, bin, "--drain", "0s", "--grace", "300ms", "--timeout", "120s")
+		s := startBinaryServe(t, bin, "--drain", "0s", "--grace", "300ms", "--timeout", "120s", "--int8=false")
 		got := post(s.base, slowRerank(t, docs, 20))
 		time.Sleep(500 * time.Millisecond)
 		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -92,7 +92,13 @@ func loadSplit(d datasetFlags, flag, spec string, sub dataset.Subset) ([]dataset
 	return kept, nil
 }
 
-const int8FlagHelp = "run the transformer models (builtin, model files, Hugging Face folders) with int8 weights on the int8 kernels (float32 where only the generic kernels run)"
+const int8FlagHelp = "--int8 runs every transformer model (builtin, model files, Hugging Face folders) with int8 weights on the int8 kernels, --int8=false every one float32; left out, the built-in model runs int8 and model files float32 (float32 wherever only the generic kernels run)"
+
+// int8Choice is what --int8 says of fs: every model int8, every model
+// float32 (--int8=false), or neither when it is left out.
+func int8Choice(fs *pflag.FlagSet, int8 bool) (all8, all32 bool) {
+	return int8, fs != nil && fs.Changed("int8") && !int8
+}
 
 // rankerFlags choose a ranker (as2.RankerChoice); def is --ranker's ("": wo+rr).
 type rankerFlags struct {
@@ -121,6 +127,7 @@ func (r *rankerFlags) label() string { return r.c.Label() }
 // check reports contradicting flags before any data is read.
 func (r *rankerFlags) check() error {
 	r.c.NameSet = r.fs != nil && r.fs.Changed("ranker")
+	r.c.Int8, r.c.Float32 = int8Choice(r.fs, r.c.Int8)
 	if r.c.IDF == "" { // the library's default, but not a value --idf takes
 		return fmt.Errorf(`--idf "": want pool or collection`)
 	}

@@ -23,6 +23,9 @@ answer indexes (--index, --hybrid) over HTTP; on SIGINT or SIGTERM drain (--drai
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
+			if fs.Changed("int8") {
+				c.Int8, c.Float32 = int8Choice(fs, c.Int8)
+			}
 			if config != "" {
 				// Flags add to the file's entries or override its settings.
 				if err := c.MergeFile(config, fs.Changed); err != nil {
