@@ -213,9 +213,7 @@ func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, beta float32, c []floa
 			// Scale the row first, so that it is quantised on the
 			// assembly path like any other (the stored models' layout
 			// ran 2–6× slower quantising with the scales in Go).
-			for l, v := range x {
-				s.scaled[l] = v * w.inScale[l]
-			}
+			Mul(s.scaled, x, w.inScale)
 			x = s.scaled
 		}
 		s.scale[i] = quantizeRow(row, x, flip)

@@ -15,6 +15,14 @@ func Add(dst, a, b []float32) {
 	}
 }
 
+// Mul sets dst[i] = a[i] * b[i] for i < len(dst).
+func Mul(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
+}
+
 // Max sets dst[i] = max(dst[i], src[i]) for i < len(dst), keeping dst[i]
 // where either is NaN.
 func Max(dst, src []float32) {

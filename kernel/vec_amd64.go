@@ -6,6 +6,9 @@ package kernel
 func addAVX(n int, dst, a, b *float32)
 
 //go:noescape
+func mulAVX(n int, dst, a, b *float32)
+
+//go:noescape
 func maxAVX(n int, dst, src *float32)
 
 //go:noescape
@@ -24,6 +27,19 @@ func Add(dst, a, b []float32) {
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] = a[i] + b[i]
+	}
+}
+
+// Mul sets dst[i] = a[i] * b[i] for i < len(dst); a and b must be as long.
+func Mul(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	n := 0
+	if HasAVX2FMA && len(dst) >= vecMin {
+		n = len(dst) &^ 7
+		mulAVX(n, &dst[0], &a[0], &b[0])
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = a[i] * b[i]
 	}
 }
 

@@ -27,6 +27,28 @@ addend:
 	VZEROUPPER
 	RET
 
+// func mulAVX(n int, dst, a, b *float32)
+// dst[i] = a[i] * b[i]
+TEXT ·mulAVX(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	SHRQ $3, CX
+	JZ mulend
+mulloop:
+	VMOVUPS (SI), Y0
+	VMULPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ mulloop
+mulend:
+	VZEROUPPER
+	RET
+
 // func maxAVX(n int, dst, src *float32)
 // dst[i] = max(dst[i], src[i])
 TEXT ·maxAVX(SB), NOSPLIT, $0-24

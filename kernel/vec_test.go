@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Add, Max, Axpy and Dot match plain loops at every length around the 8-wide
+// Add, Mul, Max, Axpy and Dot match plain loops at every length around the 8-wide
 // blocks and the vecMin cut-off, including NaNs for Max.
 func TestVectorKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -27,6 +27,8 @@ func TestVectorKernels(t *testing.T) {
 		}
 		sum := make([]float32, n)
 		Add(sum, a, b)
+		prod := make([]float32, n)
+		Mul(prod, a, b)
 		mx := append([]float32(nil), a...)
 		Max(mx, b)
 		ax := append([]float32(nil), y...)
@@ -40,8 +42,8 @@ func TestVectorKernels(t *testing.T) {
 			if b[i] > a[i] {
 				wantMax = b[i]
 			}
-			if !same(sum[i], a[i]+b[i]) || !same(mx[i], wantMax) || !same(ax[i], y[i]+0.5*a[i]) {
-				t.Fatalf("n=%d, i=%d: add %v max %v axpy %v; want %v %v %v", n, i, sum[i], mx[i], ax[i], a[i]+b[i], wantMax, y[i]+0.5*a[i])
+			if !same(sum[i], a[i]+b[i]) || !same(prod[i], a[i]*b[i]) || !same(mx[i], wantMax) || !same(ax[i], y[i]+0.5*a[i]) {
+				t.Fatalf("n=%d, i=%d: add %v mul %v max %v axpy %v; want %v %v %v %v", n, i, sum[i], prod[i], mx[i], ax[i], a[i]+b[i], a[i]*b[i], wantMax, y[i]+0.5*a[i])
 			}
 		}
 	}
