@@ -239,11 +239,10 @@ func (tp *Tape[T]) Scale(x *Var[T], s float64) *Var[T] {
 // ReLU returns max(x, 0).
 func (tp *Tape[T]) ReLU(x *Var[T]) *Var[T] {
 	y := tp.out(anyGrad(x), x.Value.Shape...)
-	for i, v := range x.Value.Data {
-		if v > 0 {
-			y.Value.Data[i] = v
-		}
-	}
+	// y is zero: max(y, x) is ReLU, NaN and all, without a branch per
+	// value that mispredicts on half of them (the vector kernel for
+	// float32).
+	maxInto(y.Value.Data, x.Value.Data)
 	if y.Grad != nil {
 		tp.record(func() {
 			// Testing g first keeps the branch predictable when the
