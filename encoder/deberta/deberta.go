@@ -81,24 +81,13 @@ func Load(dir string) (*Encoder, error) {
 		}
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	list, err := encoder.ReadHFSafetensors(dir, "deberta")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("deberta: %s has no model.safetensors (only the safetensors format is read)", dir)
-		}
-		return nil, fmt.Errorf("deberta: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	list, _, err := safetensors.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("deberta: %s: %w", f.Name(), err)
-	}
-	src := &source{byName: map[string]safetensors.Tensor{}}
-	for _, t := range list {
-		src.byName[t.Name] = t
-	}
-	if _, ok := src.byName["deberta.embeddings.word_embeddings.weight"]; ok {
-		src.prefix = "deberta."
+	src := encoder.NewHFTensors("deberta", list)
+	if _, ok := src.ByName["deberta.embeddings.word_embeddings.weight"]; ok {
+		src.Prefix = "deberta."
 	}
 	m, err := build(cfg, src)
 	if err != nil {
@@ -134,12 +123,12 @@ func newEncoder(cfg *Config, cfgJSON []byte, m *Model, tok *hftokenizer.Tokenize
 // readHead reads DebertaV2ForSequenceClassification's ContextPooler
 // (pooler.dense) and classifier, outside the "deberta." prefix, as a
 // bert.Head whose activation is pooler_hidden_act; a bare model has none.
-func readHead(cfg *Config, src *source) (*bert.Head, error) {
+func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
 	h := cfg.HiddenSize
-	ct, ok := src.byName["classifier.weight"]
+	ct, ok := src.ByName["classifier.weight"]
 	if !ok {
 		return nil, fmt.Errorf(`deberta: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
 	}
@@ -150,16 +139,16 @@ func readHead(cfg *Config, src *source) (*bert.Head, error) {
 	if cfg.NumLabels != 0 && n != cfg.NumLabels {
 		return nil, fmt.Errorf(`deberta: model.safetensors: tensor "classifier.weight" has %d rows but config.json has %d labels`, n, cfg.NumLabels)
 	}
-	top := &source{byName: src.byName}
-	pw, pb := top.get("pooler.dense.weight", h, h), top.get("pooler.dense.bias", h)
-	cw, cb := top.get("classifier.weight", n, h), top.get("classifier.bias", n)
-	if len(top.errs) > 0 {
-		return nil, top.errs[0]
+	top := &encoder.HFTensors{ByName: src.ByName, Family: "deberta"}
+	pw, pb := top.Get("pooler.dense.weight", h, h), top.Get("pooler.dense.bias", h)
+	cw, cb := top.Get("classifier.weight", n, h), top.Get("classifier.bias", n)
+	if len(top.Errs) > 0 {
+		return nil, top.Errs[0]
 	}
 	cfg.NumLabels = n
 	return &bert.Head{
-		PoolerW: nn.FromSlice(transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
-		ClassifierW: nn.FromSlice(transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
+		PoolerW: nn.FromSlice(encoder.Transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
+		ClassifierW: nn.FromSlice(encoder.Transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
 		Act: cfg.PoolerAct,
 	}, nil
 }

@@ -3,7 +3,6 @@ package deberta
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/nn"
@@ -209,82 +208,50 @@ func (m *Model) ForwardBatch(tp *nn.Tape[float32], ids, typeIDs [][]int) (*nn.Va
 	return x, t
 }
 
-// source looks tensors up by HF name under an optional prefix, and
-// collects the first errors.
-type source struct {
-	byName map[string]safetensors.Tensor
-	prefix string
-	errs   []error
-}
-
-func (s *source) get(name string, shape ...int) []float32 {
-	t, ok := s.byName[s.prefix+name]
-	if !ok {
-		s.errs = append(s.errs, fmt.Errorf("deberta: model.safetensors: missing tensor %q", s.prefix+name))
-		return nil
-	}
-	if !slices.Equal(t.Shape, shape) {
-		s.errs = append(s.errs, fmt.Errorf("deberta: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
-		return nil
-	}
-	return t.Data
-}
-
-// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
-func transpose(w []float32, out, in int) []float32 {
-	t := make([]float32, len(w))
-	for o := 0; o < out; o++ {
-		for i := 0; i < in; i++ {
-			t[i*out+o] = w[o*in+i]
-		}
-	}
-	return t
-}
-
 // build maps HF's tensors (under "deberta." or none) onto a new Model.
 // Every tensor is checked against config.json before the model is
 // allocated.
-func build(cfg *Config, src *source) (*Model, error) {
+func build(cfg *Config, src *encoder.HFTensors) (*Model, error) {
 	c := cfg
 	h, e, inter := c.HiddenSize, c.EmbeddingSize, c.IntermediateSize
 	nt := map[string][]float32{}
 	norm := func(hf, as string) {
-		nt[as+".gain"] = src.get(hf+".weight", h)
-		nt[as+".bias"] = src.get(hf+".bias", h)
+		nt[as+".gain"] = src.Get(hf+".weight", h)
+		nt[as+".bias"] = src.Get(hf+".bias", h)
 	}
 	linear := func(hf, as string, out, in int, bias bool) {
-		if w := src.get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = transpose(w, out, in)
+		if w := src.Get(hf+".weight", out, in); w != nil {
+			nt[as+".weight"] = encoder.Transpose(w, out, in)
 		}
 		if bias {
-			nt[as+".bias"] = src.get(hf+".bias", out)
+			nt[as+".bias"] = src.Get(hf+".bias", out)
 		}
 	}
-	nt["embeddings.word_embeddings.weight"] = src.get("embeddings.word_embeddings.weight", c.VocabSize, e)
+	nt["embeddings.word_embeddings.weight"] = src.Get("embeddings.word_embeddings.weight", c.VocabSize, e)
 	if c.PositionBiasedInput {
-		nt["embeddings.position_embeddings.weight"] = src.get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
+		nt["embeddings.position_embeddings.weight"] = src.Get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
 	}
 	if c.TypeVocabSize > 0 {
-		nt["embeddings.token_type_embeddings.weight"] = src.get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
+		nt["embeddings.token_type_embeddings.weight"] = src.Get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
 	}
 	if e != h {
 		linear("embeddings.embed_proj", "embeddings.embed_proj", h, e, false)
 	}
 	norm("embeddings.LayerNorm", "embeddings.norm")
-	nt["encoder.rel_embeddings.weight"] = src.get("encoder.rel_embeddings.weight", 2*c.Span(), h)
+	nt["encoder.rel_embeddings.weight"] = src.Get("encoder.rel_embeddings.weight", 2*c.Span(), h)
 	if c.NormRelEmbeddings {
 		norm("encoder.LayerNorm", "encoder.rel_norm")
 	}
-	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
+	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
 		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
 		for _, n := range []string{"query_proj", "key_proj", "value_proj"} {
-			w, b := src.get(p+"attention.self."+n+".weight", h, h), src.get(p+"attention.self."+n+".bias", h)
+			w, b := src.Get(p+"attention.self."+n+".weight", h, h), src.Get(p+"attention.self."+n+".bias", h)
 			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
 		}
-		if len(src.errs) == 0 {
-			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+		if len(src.Errs) == 0 {
+			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
 		}
 		if !c.ShareAttKey {
 			if c.C2P {
@@ -300,8 +267,8 @@ func build(cfg *Config, src *source) (*Model, error) {
 		linear(p+"output.dense", p+"ffn.out", h, inter, true)
 		norm(p+"output.LayerNorm", p+"norm2")
 	}
-	if len(src.errs) > 0 {
-		return nil, src.errs[0]
+	if len(src.Errs) > 0 {
+		return nil, src.Errs[0]
 	}
 	m := newModel(cfg)
 	var tensors []safetensors.Tensor

@@ -15,9 +15,7 @@
 package distilbert
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,17 +74,9 @@ func Load(dir string) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("distilbert: %w", err)
 	}
-	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	tensors, err := encoder.ReadHFSafetensors(dir, "distilbert")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("distilbert: %s has no model.safetensors (only the safetensors format is read)", dir)
-		}
-		return nil, fmt.Errorf("distilbert: %w", err)
-	}
-	defer f.Close()
-	tensors, _, err := safetensors.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("distilbert: %s: %w", f.Name(), err)
+		return nil, err
 	}
 	m, head, err := build(cfg, tensors)
 	if err != nil {
@@ -102,75 +92,40 @@ func Load(dir string) (*Encoder, error) {
 	return &Encoder{Mapped: me, cfg: cfg}, nil
 }
 
-// source looks tensors up by HF name under an optional prefix, keeping
-// the first error.
-type source struct {
-	byName map[string]safetensors.Tensor
-	prefix string
-	errs   []error
-}
-
-func (s *source) get(name string, shape ...int) []float32 {
-	t, ok := s.byName[s.prefix+name]
-	if !ok {
-		s.errs = append(s.errs, fmt.Errorf("distilbert: model.safetensors: missing tensor %q", s.prefix+name))
-		return nil
-	}
-	if !slices.Equal(t.Shape, shape) {
-		s.errs = append(s.errs, fmt.Errorf("distilbert: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
-		return nil
-	}
-	return t.Data
-}
-
-// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
-func transpose(w []float32, out, in int) []float32 {
-	t := make([]float32, len(w))
-	for o := 0; o < out; o++ {
-		for i := 0; i < in; i++ {
-			t[i*out+o] = w[o*in+i]
-		}
-	}
-	return t
-}
-
 // build maps HF's tensors onto a BERT model of the equivalent config, and
 // the classification head onto a bert.Head. Every tensor is checked
 // against config.json before the model is allocated.
 func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, error) {
-	src := &source{byName: map[string]safetensors.Tensor{}}
-	for _, t := range list {
-		src.byName[t.Name] = t
-	}
-	if _, ok := src.byName["distilbert.embeddings.word_embeddings.weight"]; ok {
-		src.prefix = "distilbert."
+	src := encoder.NewHFTensors("distilbert", list)
+	if _, ok := src.ByName["distilbert.embeddings.word_embeddings.weight"]; ok {
+		src.Prefix = "distilbert."
 	}
 	c := &cfg.BERT
 	h, inter := c.HiddenSize, c.IntermediateSize
 	nt := map[string][]float32{}
-	nt["embeddings.word_embeddings.weight"] = src.get("embeddings.word_embeddings.weight", c.VocabSize, h)
-	nt["embeddings.position_embeddings.weight"] = src.get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, h)
+	nt["embeddings.word_embeddings.weight"] = src.Get("embeddings.word_embeddings.weight", c.VocabSize, h)
+	nt["embeddings.position_embeddings.weight"] = src.Get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, h)
 	norm := func(hf, as string) {
-		nt[as+".gain"] = src.get(hf+".weight", h)
-		nt[as+".bias"] = src.get(hf+".bias", h)
+		nt[as+".gain"] = src.Get(hf+".weight", h)
+		nt[as+".bias"] = src.Get(hf+".bias", h)
 	}
 	linear := func(hf, as string, out, in int) {
-		if w := src.get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = transpose(w, out, in)
+		if w := src.Get(hf+".weight", out, in); w != nil {
+			nt[as+".weight"] = encoder.Transpose(w, out, in)
 		}
-		nt[as+".bias"] = src.get(hf+".bias", out)
+		nt[as+".bias"] = src.Get(hf+".bias", out)
 	}
 	norm("embeddings.LayerNorm", "embeddings.norm")
-	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
+	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p, as := fmt.Sprintf("transformer.layer.%d.", i), fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
 		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
 		for _, n := range []string{"q_lin", "k_lin", "v_lin"} {
-			w, b := src.get(p+"attention."+n+".weight", h, h), src.get(p+"attention."+n+".bias", h)
+			w, b := src.Get(p+"attention."+n+".weight", h, h), src.Get(p+"attention."+n+".bias", h)
 			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
 		}
-		if len(src.errs) == 0 {
-			nt[as+"attn.qkv.weight"], nt[as+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+		if len(src.Errs) == 0 {
+			nt[as+"attn.qkv.weight"], nt[as+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
 		}
 		linear(p+"attention.out_lin", as+"attn.out", h, h)
 		norm(p+"sa_layer_norm", as+"norm1")
@@ -178,8 +133,8 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 		linear(p+"ffn.lin2", as+"ffn.out", h, inter)
 		norm(p+"output_layer_norm", as+"norm2")
 	}
-	if len(src.errs) > 0 {
-		return nil, nil, src.errs[0]
+	if len(src.Errs) > 0 {
+		return nil, nil, src.Errs[0]
 	}
 	head, err := readHead(cfg, src)
 	if err != nil {
@@ -196,12 +151,12 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 // (pre_classifier and classifier, outside the "distilbert." prefix): the
 // pooler and classifier of a bert.Head with a ReLU between them. A bare
 // model has none.
-func readHead(cfg *Config, src *source) (*bert.Head, error) {
+func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
 	h := cfg.BERT.HiddenSize
-	ct, ok := src.byName["classifier.weight"]
+	ct, ok := src.ByName["classifier.weight"]
 	if !ok {
 		return nil, fmt.Errorf(`distilbert: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
 	}
@@ -212,16 +167,16 @@ func readHead(cfg *Config, src *source) (*bert.Head, error) {
 	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
 		return nil, fmt.Errorf(`distilbert: model.safetensors: tensor "classifier.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
 	}
-	top := &source{byName: src.byName}
-	pw, pb := top.get("pre_classifier.weight", h, h), top.get("pre_classifier.bias", h)
-	cw, cb := top.get("classifier.weight", n, h), top.get("classifier.bias", n)
-	if len(top.errs) > 0 {
-		return nil, top.errs[0]
+	top := &encoder.HFTensors{ByName: src.ByName, Family: "distilbert"}
+	pw, pb := top.Get("pre_classifier.weight", h, h), top.Get("pre_classifier.bias", h)
+	cw, cb := top.Get("classifier.weight", n, h), top.Get("classifier.bias", n)
+	if len(top.Errs) > 0 {
+		return nil, top.Errs[0]
 	}
 	cfg.BERT.NumLabels = n
 	return &bert.Head{
-		PoolerW: nn.FromSlice(transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
-		ClassifierW: nn.FromSlice(transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
+		PoolerW: nn.FromSlice(encoder.Transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
+		ClassifierW: nn.FromSlice(encoder.Transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
 		Act: bert.HeadReLU,
 	}, nil
 }

@@ -16,9 +16,7 @@
 package electra
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,17 +75,9 @@ func Load(dir string) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("electra: %w", err)
 	}
-	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	tensors, err := encoder.ReadHFSafetensors(dir, "electra")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("electra: %s has no model.safetensors (only the safetensors format is read)", dir)
-		}
-		return nil, fmt.Errorf("electra: %w", err)
-	}
-	defer f.Close()
-	tensors, _, err := safetensors.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("electra: %s: %w", f.Name(), err)
+		return nil, err
 	}
 	m, head, err := build(cfg, tensors)
 	if err != nil {
@@ -103,83 +93,48 @@ func Load(dir string) (*Encoder, error) {
 	return &Encoder{Mapped: me, cfg: cfg}, nil
 }
 
-// source looks tensors up by HF name under an optional prefix, keeping
-// the errors.
-type source struct {
-	byName map[string]safetensors.Tensor
-	prefix string
-	errs   []error
-}
-
-func (s *source) get(name string, shape ...int) []float32 {
-	t, ok := s.byName[s.prefix+name]
-	if !ok {
-		s.errs = append(s.errs, fmt.Errorf("electra: model.safetensors: missing tensor %q", s.prefix+name))
-		return nil
-	}
-	if !slices.Equal(t.Shape, shape) {
-		s.errs = append(s.errs, fmt.Errorf("electra: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
-		return nil
-	}
-	return t.Data
-}
-
-// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
-func transpose(w []float32, out, in int) []float32 {
-	t := make([]float32, len(w))
-	for o := 0; o < out; o++ {
-		for i := 0; i < in; i++ {
-			t[i*out+o] = w[o*in+i]
-		}
-	}
-	return t
-}
-
 // build maps HF's tensors onto a BERT model of the equivalent config, and
 // the classification head onto a bert.Head. Every tensor is checked
 // against config.json before the model is allocated.
 func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, error) {
-	src := &source{byName: map[string]safetensors.Tensor{}}
-	for _, t := range list {
-		src.byName[t.Name] = t
-	}
-	if _, ok := src.byName["electra.embeddings.word_embeddings.weight"]; ok {
-		src.prefix = "electra."
+	src := encoder.NewHFTensors("electra", list)
+	if _, ok := src.ByName["electra.embeddings.word_embeddings.weight"]; ok {
+		src.Prefix = "electra."
 	}
 	c := &cfg.BERT
 	h, inter, e := c.HiddenSize, c.IntermediateSize, c.EmbedWidth()
 	nt := map[string][]float32{}
-	nt["embeddings.word_embeddings.weight"] = src.get("embeddings.word_embeddings.weight", c.VocabSize, e)
-	nt["embeddings.position_embeddings.weight"] = src.get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
+	nt["embeddings.word_embeddings.weight"] = src.Get("embeddings.word_embeddings.weight", c.VocabSize, e)
+	nt["embeddings.position_embeddings.weight"] = src.Get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
 	if c.TypeVocabSize > 0 {
-		nt["embeddings.token_type_embeddings.weight"] = src.get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
+		nt["embeddings.token_type_embeddings.weight"] = src.Get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
 	}
 	norm := func(hf, as string, n int) {
-		nt[as+".gain"] = src.get(hf+".weight", n)
-		nt[as+".bias"] = src.get(hf+".bias", n)
+		nt[as+".gain"] = src.Get(hf+".weight", n)
+		nt[as+".bias"] = src.Get(hf+".bias", n)
 	}
 	linear := func(hf, as string, out, in int) {
-		if w := src.get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = transpose(w, out, in)
+		if w := src.Get(hf+".weight", out, in); w != nil {
+			nt[as+".weight"] = encoder.Transpose(w, out, in)
 		}
-		nt[as+".bias"] = src.get(hf+".bias", out)
+		nt[as+".bias"] = src.Get(hf+".bias", out)
 	}
 	norm("embeddings.LayerNorm", "embeddings.norm", e)
 	if e != h {
 		linear("embeddings_project", "embeddings.project", h, e)
-	} else if _, ok := src.byName[src.prefix+"embeddings_project.weight"]; ok {
-		return nil, nil, fmt.Errorf("electra: model.safetensors: tensor %q projects embeddings of embedding_size %d to hidden_size %d, which are equal", src.prefix+"embeddings_project.weight", e, h)
+	} else if _, ok := src.ByName[src.Prefix+"embeddings_project.weight"]; ok {
+		return nil, nil, fmt.Errorf("electra: model.safetensors: tensor %q projects embeddings of embedding_size %d to hidden_size %d, which are equal", src.Prefix+"embeddings_project.weight", e, h)
 	}
-	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
+	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
 		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
 		for _, n := range []string{"query", "key", "value"} {
-			w, b := src.get(p+"attention.self."+n+".weight", h, h), src.get(p+"attention.self."+n+".bias", h)
+			w, b := src.Get(p+"attention.self."+n+".weight", h, h), src.Get(p+"attention.self."+n+".bias", h)
 			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
 		}
-		if len(src.errs) == 0 {
-			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+		if len(src.Errs) == 0 {
+			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
 		}
 		linear(p+"attention.output.dense", p+"attn.out", h, h)
 		norm(p+"attention.output.LayerNorm", p+"norm1", h)
@@ -187,8 +142,8 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 		linear(p+"output.dense", p+"ffn.out", h, inter)
 		norm(p+"output.LayerNorm", p+"norm2", h)
 	}
-	if len(src.errs) > 0 {
-		return nil, nil, src.errs[0]
+	if len(src.Errs) > 0 {
+		return nil, nil, src.Errs[0]
 	}
 	head, err := readHead(cfg, src)
 	if err != nil {
@@ -206,12 +161,12 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 // classifier of a bert.Head with the exact (erf) GELU between them, as the
 // public modeling_electra.py's head has whatever hidden_act is. A bare
 // model has none.
-func readHead(cfg *Config, src *source) (*bert.Head, error) {
+func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
 	h := cfg.BERT.HiddenSize
-	ct, ok := src.byName["classifier.out_proj.weight"]
+	ct, ok := src.ByName["classifier.out_proj.weight"]
 	if !ok {
 		return nil, fmt.Errorf(`electra: model.safetensors: missing tensor "classifier.out_proj.weight" (a %s has a classification head)`, cfg.Architecture)
 	}
@@ -222,16 +177,16 @@ func readHead(cfg *Config, src *source) (*bert.Head, error) {
 	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
 		return nil, fmt.Errorf(`electra: model.safetensors: tensor "classifier.out_proj.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
 	}
-	top := &source{byName: src.byName}
-	dw, db := top.get("classifier.dense.weight", h, h), top.get("classifier.dense.bias", h)
-	ow, ob := top.get("classifier.out_proj.weight", n, h), top.get("classifier.out_proj.bias", n)
-	if len(top.errs) > 0 {
-		return nil, top.errs[0]
+	top := &encoder.HFTensors{ByName: src.ByName, Family: "electra"}
+	dw, db := top.Get("classifier.dense.weight", h, h), top.Get("classifier.dense.bias", h)
+	ow, ob := top.Get("classifier.out_proj.weight", n, h), top.Get("classifier.out_proj.bias", n)
+	if len(top.Errs) > 0 {
+		return nil, top.Errs[0]
 	}
 	cfg.BERT.NumLabels = n
 	return &bert.Head{
-		PoolerW: nn.FromSlice(transpose(dw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(db), h),
-		ClassifierW: nn.FromSlice(transpose(ow, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(ob), n),
+		PoolerW: nn.FromSlice(encoder.Transpose(dw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(db), h),
+		ClassifierW: nn.FromSlice(encoder.Transpose(ow, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(ob), n),
 		Act: bert.HeadGELU,
 	}, nil
 }

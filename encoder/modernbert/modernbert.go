@@ -82,17 +82,9 @@ func Load(dir string) (*Encoder, error) {
 		}
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	tensors, err := encoder.ReadHFSafetensors(dir, "modernbert")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("modernbert: %s has no model.safetensors (only the safetensors format is read)", dir)
-		}
-		return nil, fmt.Errorf("modernbert: %w", err)
-	}
-	defer f.Close()
-	tensors, _, err := safetensors.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("modernbert: %s: %w", f.Name(), err)
+		return nil, err
 	}
 	m, head, err := build(cfg, tensors)
 	if err != nil {
@@ -120,74 +112,38 @@ func newEncoder(cfg *Config, cfgJSON []byte, m *Model, tok *hftokenizer.Tokenize
 	return e, nil
 }
 
-// source looks tensors up by HF name under an optional prefix.
-type source struct {
-	byName map[string]safetensors.Tensor
-	prefix string
-	errs   []error
-}
-
-func (s *source) has(name string) bool { _, ok := s.byName[s.prefix+name]; return ok }
-
-func (s *source) get(name string, shape ...int) []float32 {
-	t, ok := s.byName[s.prefix+name]
-	if !ok {
-		s.errs = append(s.errs, fmt.Errorf("modernbert: model.safetensors: missing tensor %q", s.prefix+name))
-		return nil
-	}
-	if !slices.Equal(t.Shape, shape) {
-		s.errs = append(s.errs, fmt.Errorf("modernbert: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
-		return nil
-	}
-	return t.Data
-}
-
-// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
-func transpose(w []float32, out, in int) []float32 {
-	t := make([]float32, len(w))
-	for o := 0; o < out; o++ {
-		for i := 0; i < in; i++ {
-			t[i*out+o] = w[o*in+i]
-		}
-	}
-	return t
-}
-
 // build maps HF's tensors onto the model, and the classification head onto
 // a bert.Head. Every tensor is checked against config.json before the
 // model is allocated.
 func build(cfg *Config, list []safetensors.Tensor) (*Model, *bert.Head, error) {
-	src := &source{byName: map[string]safetensors.Tensor{}}
-	for _, t := range list {
-		src.byName[t.Name] = t
-	}
-	if _, ok := src.byName["model.embeddings.tok_embeddings.weight"]; ok {
-		src.prefix = "model."
+	src := encoder.NewHFTensors("modernbert", list)
+	if _, ok := src.ByName["model.embeddings.tok_embeddings.weight"]; ok {
+		src.Prefix = "model."
 	}
 	h, in := cfg.HiddenSize, cfg.IntermediateSize
 	nt := map[string][]float32{}
-	nt["embeddings.tok_embeddings.weight"] = src.get("embeddings.tok_embeddings.weight", cfg.VocabSize, h)
+	nt["embeddings.tok_embeddings.weight"] = src.Get("embeddings.tok_embeddings.weight", cfg.VocabSize, h)
 	norm := func(name string) {
-		nt[name+".weight"] = src.get(name+".weight", h)
+		nt[name+".weight"] = src.Get(name+".weight", h)
 		if cfg.NormBias {
-			nt[name+".bias"] = src.get(name+".bias", h)
+			nt[name+".bias"] = src.Get(name+".bias", h)
 		}
 	}
 	linear := func(name string, out, in int, bias bool) {
-		if w := src.get(name+".weight", out, in); w != nil {
-			nt[name+".weight"] = transpose(w, out, in)
+		if w := src.Get(name+".weight", out, in); w != nil {
+			nt[name+".weight"] = encoder.Transpose(w, out, in)
 		}
 		if bias {
-			nt[name+".bias"] = src.get(name+".bias", out)
+			nt[name+".bias"] = src.Get(name+".bias", out)
 		}
 	}
 	norm("embeddings.norm")
-	for i := 0; i < cfg.NumHiddenLayers && len(src.errs) == 0; i++ {
+	for i := 0; i < cfg.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("layers.%d.", i)
 		if i > 0 {
 			norm(p + "attn_norm")
-		} else if src.has(p + "attn_norm.weight") {
-			return nil, nil, fmt.Errorf("modernbert: model.safetensors: tensor %q: layer 0 has no attn_norm (its input is the embeddings' norm)", src.prefix+p+"attn_norm.weight")
+		} else if src.Has(p + "attn_norm.weight") {
+			return nil, nil, fmt.Errorf("modernbert: model.safetensors: tensor %q: layer 0 has no attn_norm (its input is the embeddings' norm)", src.Prefix+p+"attn_norm.weight")
 		}
 		// Wqkv's rows are the queries, keys and values, each heads × head
 		// width: nn's fused [H, 3H] layout once transposed.
@@ -198,8 +154,8 @@ func build(cfg *Config, list []safetensors.Tensor) (*Model, *bert.Head, error) {
 		linear(p+"mlp.Wo", h, in, cfg.MLPBias)
 	}
 	norm("final_norm")
-	if len(src.errs) > 0 {
-		return nil, nil, src.errs[0]
+	if len(src.Errs) > 0 {
+		return nil, nil, src.Errs[0]
 	}
 	head, err := readHead(cfg, src)
 	if err != nil {
@@ -224,13 +180,13 @@ func build(cfg *Config, list []safetensors.Tensor) (*Model, *bert.Head, error) {
 // head.norm and classifier, outside the "model." prefix) as a bert.Head:
 // dense → classifier_activation → norm is the pooler, its activation and
 // norm, and classifier_pooling "mean" pools the mean of the states.
-func readHead(cfg *Config, src *source) (*bert.Head, error) {
+func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
 	h := cfg.HiddenSize
-	top := &source{byName: src.byName}
-	ct, ok := src.byName["classifier.weight"]
+	top := &encoder.HFTensors{ByName: src.ByName, Family: "modernbert"}
+	ct, ok := src.ByName["classifier.weight"]
 	if !ok {
 		return nil, fmt.Errorf(`modernbert: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
 	}
@@ -246,23 +202,23 @@ func readHead(cfg *Config, src *source) (*bert.Head, error) {
 			return nil
 		}
 		if len(shape) == 2 { // a PyTorch [out, in] weight
-			return nn.FromSlice(transpose(data, shape[0], shape[1]), shape[1], shape[0])
+			return nn.FromSlice(encoder.Transpose(data, shape[0], shape[1]), shape[1], shape[0])
 		}
 		return nn.FromSlice(slices.Clone(data), shape...)
 	}
 	hd := &bert.Head{Act: cfg.ClassifierAct, NormEps: cfg.NormEps, Mean: cfg.MeanPooling}
-	hd.PoolerW = tensor(top.get("head.dense.weight", h, h), h, h)
+	hd.PoolerW = tensor(top.Get("head.dense.weight", h, h), h, h)
 	if cfg.ClassifierB {
-		hd.PoolerB = tensor(top.get("head.dense.bias", h), h)
+		hd.PoolerB = tensor(top.Get("head.dense.bias", h), h)
 	}
-	hd.NormW = tensor(top.get("head.norm.weight", h), h)
+	hd.NormW = tensor(top.Get("head.norm.weight", h), h)
 	if cfg.NormBias {
-		hd.NormB = tensor(top.get("head.norm.bias", h), h)
+		hd.NormB = tensor(top.Get("head.norm.bias", h), h)
 	}
-	hd.ClassifierW = tensor(top.get("classifier.weight", n, h), n, h)
-	hd.ClassifierB = tensor(top.get("classifier.bias", n), n)
-	if len(top.errs) > 0 {
-		return nil, top.errs[0]
+	hd.ClassifierW = tensor(top.Get("classifier.weight", n, h), n, h)
+	hd.ClassifierB = tensor(top.Get("classifier.bias", n), n)
+	if len(top.Errs) > 0 {
+		return nil, top.Errs[0]
 	}
 	cfg.NumLabels = n
 	return hd, nil

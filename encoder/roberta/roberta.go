@@ -84,17 +84,9 @@ func Load(dir string) (*Encoder, error) {
 		}
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	tensors, err := encoder.ReadHFSafetensors(dir, "roberta")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("roberta: %s has no model.safetensors (only the safetensors format is read)", dir)
-		}
-		return nil, fmt.Errorf("roberta: %w", err)
-	}
-	defer f.Close()
-	tensors, _, err := safetensors.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("roberta: %s: %w", f.Name(), err)
+		return nil, err
 	}
 	m, head, err := build(cfg, tensors)
 	if err != nil {
@@ -125,77 +117,43 @@ func newEncoder(cfg *Config, cfgJSON []byte, m *bert.Model, tok *hftokenizer.Tok
 	return e, nil
 }
 
-// source looks tensors up by HF name under an optional prefix.
-type source struct {
-	byName map[string]safetensors.Tensor
-	prefix string
-	errs   []error
-}
-
-func (s *source) get(name string, shape ...int) []float32 {
-	t, ok := s.byName[s.prefix+name]
-	if !ok {
-		s.errs = append(s.errs, fmt.Errorf("roberta: model.safetensors: missing tensor %q", s.prefix+name))
-		return nil
-	}
-	if !slices.Equal(t.Shape, shape) {
-		s.errs = append(s.errs, fmt.Errorf("roberta: model.safetensors: tensor %q has shape %v, want %v (from config.json)", s.prefix+name, t.Shape, shape))
-		return nil
-	}
-	return t.Data
-}
-
-// transpose turns a PyTorch Linear weight [out, in] into nn's [in, out].
-func transpose(w []float32, out, in int) []float32 {
-	t := make([]float32, len(w))
-	for o := 0; o < out; o++ {
-		for i := 0; i < in; i++ {
-			t[i*out+o] = w[o*in+i]
-		}
-	}
-	return t
-}
-
 // build maps HF's tensors onto a BERT model of the equivalent config, and
 // the classification head (or pooler) onto a bert.Head. Every tensor is
 // checked against config.json before the model is allocated.
 func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, error) {
-	src := &source{byName: map[string]safetensors.Tensor{}}
-	for _, t := range list {
-		src.byName[t.Name] = t
-	}
-	if _, ok := src.byName["roberta.embeddings.word_embeddings.weight"]; ok {
-		src.prefix = "roberta."
+	src := encoder.NewHFTensors("roberta", list)
+	if _, ok := src.ByName["roberta.embeddings.word_embeddings.weight"]; ok {
+		src.Prefix = "roberta."
 	}
 	c := &cfg.BERT
 	h, inter := c.HiddenSize, c.IntermediateSize
 	nt := map[string][]float32{}
-	nt["embeddings.word_embeddings.weight"] = src.get("embeddings.word_embeddings.weight", c.VocabSize, h)
-	if pos := src.get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings+cfg.PaddingIdx+1, h); pos != nil {
+	nt["embeddings.word_embeddings.weight"] = src.Get("embeddings.word_embeddings.weight", c.VocabSize, h)
+	if pos := src.Get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings+cfg.PaddingIdx+1, h); pos != nil {
 		nt["embeddings.position_embeddings.weight"] = pos[(cfg.PaddingIdx+1)*h:]
 	}
-	nt["embeddings.token_type_embeddings.weight"] = src.get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, h)
+	nt["embeddings.token_type_embeddings.weight"] = src.Get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, h)
 	norm := func(hf, as string) {
-		nt[as+".gain"] = src.get(hf+".weight", h)
-		nt[as+".bias"] = src.get(hf+".bias", h)
+		nt[as+".gain"] = src.Get(hf+".weight", h)
+		nt[as+".bias"] = src.Get(hf+".bias", h)
 	}
 	linear := func(hf, as string, out, in int) {
-		if w := src.get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = transpose(w, out, in)
+		if w := src.Get(hf+".weight", out, in); w != nil {
+			nt[as+".weight"] = encoder.Transpose(w, out, in)
 		}
-		nt[as+".bias"] = src.get(hf+".bias", out)
+		nt[as+".bias"] = src.Get(hf+".bias", out)
 	}
 	norm("embeddings.LayerNorm", "embeddings.norm")
-	for i := 0; i < c.NumHiddenLayers && len(src.errs) == 0; i++ {
+	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
 		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
 		for _, n := range []string{"query", "key", "value"} {
-			w, b := src.get(p+"attention.self."+n+".weight", h, h), src.get(p+"attention.self."+n+".bias", h)
+			w, b := src.Get(p+"attention.self."+n+".weight", h, h), src.Get(p+"attention.self."+n+".bias", h)
 			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
 		}
-		if len(src.errs) == 0 {
-			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = transpose(qkv, 3*h, h), qkvB
+		if len(src.Errs) == 0 {
+			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
 		}
 		linear(p+"attention.output.dense", p+"attn.out", h, h)
 		norm(p+"attention.output.LayerNorm", p+"norm1")
@@ -207,8 +165,8 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(src.errs) > 0 {
-		return nil, nil, src.errs[0]
+	if len(src.Errs) > 0 {
+		return nil, nil, src.Errs[0]
 	}
 	m, err := bert.New(*c, nn.NewRNG(0)) // every value is overwritten
 	if err != nil {
@@ -231,23 +189,23 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 // readHead reads RobertaClassificationHead (classifier.dense and
 // classifier.out_proj, outside the "roberta." prefix) or, for a bare
 // model, BERT's pooler when the checkpoint kept one.
-func readHead(cfg *Config, src *source) (*bert.Head, error) {
+func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	h := cfg.BERT.HiddenSize
 	tensor := func(data []float32, out, in int) *nn.Tensor[float32] {
-		return nn.FromSlice(transpose(data, out, in), in, out)
+		return nn.FromSlice(encoder.Transpose(data, out, in), in, out)
 	}
 	if !cfg.Classifier() {
-		if _, ok := src.byName[src.prefix+"pooler.dense.weight"]; !ok {
+		if _, ok := src.ByName[src.Prefix+"pooler.dense.weight"]; !ok {
 			return nil, nil
 		}
-		w, b := src.get("pooler.dense.weight", h, h), src.get("pooler.dense.bias", h)
+		w, b := src.Get("pooler.dense.weight", h, h), src.Get("pooler.dense.bias", h)
 		if w == nil || b == nil {
 			return nil, nil
 		}
 		return &bert.Head{PoolerW: tensor(w, h, h), PoolerB: nn.FromSlice(slices.Clone(b), h)}, nil
 	}
-	top := &source{byName: src.byName}
-	ct, ok := src.byName["classifier.out_proj.weight"]
+	top := &encoder.HFTensors{ByName: src.ByName, Family: "roberta"}
+	ct, ok := src.ByName["classifier.out_proj.weight"]
 	if !ok {
 		return nil, fmt.Errorf(`roberta: model.safetensors: missing tensor "classifier.out_proj.weight" (a %s has a classification head)`, cfg.Architecture)
 	}
@@ -258,10 +216,10 @@ func readHead(cfg *Config, src *source) (*bert.Head, error) {
 	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
 		return nil, fmt.Errorf(`roberta: model.safetensors: tensor "classifier.out_proj.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
 	}
-	dw, db := top.get("classifier.dense.weight", h, h), top.get("classifier.dense.bias", h)
-	ow, ob := top.get("classifier.out_proj.weight", n, h), top.get("classifier.out_proj.bias", n)
-	if len(top.errs) > 0 {
-		return nil, top.errs[0]
+	dw, db := top.Get("classifier.dense.weight", h, h), top.Get("classifier.dense.bias", h)
+	ow, ob := top.Get("classifier.out_proj.weight", n, h), top.Get("classifier.out_proj.bias", n)
+	if len(top.Errs) > 0 {
+		return nil, top.Errs[0]
 	}
 	cfg.BERT.NumLabels = n
 	return &bert.Head{
