@@ -80,3 +80,36 @@ func ReadHFSafetensors(dir, family string) ([]safetensors.Tensor, error) {
 	}
 	return list, nil
 }
+
+// Linear puts PyTorch's linear layer hf (weight [out, in] and, with bias,
+// bias [out]) into nt as nn's as.weight, transposed to [in, out], and
+// as.bias.
+func (s *HFTensors) Linear(nt map[string][]float32, hf, as string, out, in int, bias bool) {
+	if w := s.Get(hf+".weight", out, in); w != nil {
+		nt[as+".weight"] = Transpose(w, out, in)
+	}
+	if bias {
+		nt[as+".bias"] = s.Get(hf+".bias", out)
+	}
+}
+
+// Norm puts PyTorch's LayerNorm hf (weight and bias [n]) into nt as nn's
+// as.gain and as.bias.
+func (s *HFTensors) Norm(nt map[string][]float32, hf, as string, n int) {
+	nt[as+".gain"] = s.Get(hf+".weight", n)
+	nt[as+".bias"] = s.Get(hf+".bias", n)
+}
+
+// QKV puts the query, key and value projections prefix+names[i] (each
+// [h, h], with a bias) into nt as nn's one [h, 3h] projection as.weight
+// and its bias as.bias, the queries' columns first.
+func (s *HFTensors) QKV(nt map[string][]float32, prefix string, names [3]string, as string, h int) {
+	w, b := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
+	for _, n := range names {
+		w = append(w, s.Get(prefix+n+".weight", h, h)...)
+		b = append(b, s.Get(prefix+n+".bias", h)...)
+	}
+	if len(s.Errs) == 0 {
+		nt[as+".weight"], nt[as+".bias"] = Transpose(w, 3*h, h), b
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/as2/as2/encoder"
@@ -132,4 +133,79 @@ func FromTensors(c Config, values map[string][]float32) (*Model, error) {
 		return nil, fmt.Errorf("bert: %w", err)
 	}
 	return m, nil
+}
+
+// LoadMapped reads a mapped family's checkpoint folder: config.json
+// through parse, the WordPiece tokenizer (LoadTokenizer), model.safetensors
+// through build (the family's tensor names onto a Model and a Head) and,
+// for sentence-transformers models, modules.json and
+// 1_Pooling/config.json. It returns the encoder and the parsed config.
+func LoadMapped[C any](dir, kind string, parse func([]byte) (C, error), build func(C, []safetensors.Tensor) (*Model, *Head, error)) (*Mapped, C, error) {
+	var zero C
+	cfgData, cfg, err := encoder.ReadHFConfig(dir, kind, parse)
+	if err != nil {
+		return nil, zero, err
+	}
+	tok, err := LoadTokenizer(dir)
+	if err != nil {
+		return nil, zero, fmt.Errorf("%s: %w", kind, err)
+	}
+	tensors, err := encoder.ReadHFSafetensors(dir, kind)
+	if err != nil {
+		return nil, zero, err
+	}
+	m, head, err := build(cfg, tensors)
+	if err != nil {
+		return nil, zero, fmt.Errorf("%w (in %s)", err, dir)
+	}
+	if err := m.ReadPooling(dir); err != nil {
+		return nil, zero, err
+	}
+	me, err := NewMapped(kind, cfgData, m, tok, head)
+	if err != nil {
+		return nil, zero, fmt.Errorf("%s: %w", kind, err)
+	}
+	return me, cfg, nil
+}
+
+// ReadHead reads a sequence classifier's head outside the family's
+// prefix, named by its dense layer (dense, [H, H]) and its classifier
+// (out, [num_labels, H]), as a Head with activation act. arch names the
+// architecture in the error for a missing head; numLabels is config.json's
+// num_labels (0: any), set to the classifier's rows.
+func ReadHead(src *encoder.HFTensors, h int, numLabels *int, arch, dense, out, act string) (*Head, error) {
+	n, err := HeadLabels(src, h, *numLabels, arch, out+".weight")
+	if err != nil {
+		return nil, err
+	}
+	top := &encoder.HFTensors{ByName: src.ByName, Family: src.Family}
+	dw, db := top.Get(dense+".weight", h, h), top.Get(dense+".bias", h)
+	ow, ob := top.Get(out+".weight", n, h), top.Get(out+".bias", n)
+	if len(top.Errs) > 0 {
+		return nil, top.Errs[0]
+	}
+	*numLabels = n
+	return &Head{
+		PoolerW: nn.FromSlice(encoder.Transpose(dw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(db), h),
+		ClassifierW: nn.FromSlice(encoder.Transpose(ow, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(ob), n),
+		Act: act,
+	}, nil
+}
+
+// HeadLabels returns the number of labels of a sequence classifier's
+// head from its classifier weight (name, [num_labels, H], outside the
+// family's prefix), checked against config.json's num_labels (0: any).
+func HeadLabels(src *encoder.HFTensors, h, numLabels int, arch, name string) (int, error) {
+	ct, ok := src.ByName[name]
+	if !ok {
+		return 0, fmt.Errorf(`%s: model.safetensors: missing tensor %q (a %s has a classification head)`, src.Family, name, arch)
+	}
+	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > 1<<16 {
+		return 0, fmt.Errorf(`%s: model.safetensors: tensor %q has shape %v, want [num_labels %d]`, src.Family, name, ct.Shape, h)
+	}
+	n := ct.Shape[0]
+	if numLabels != 0 && n != numLabels {
+		return 0, fmt.Errorf(`%s: model.safetensors: tensor %q has %d rows but config.json has %d labels`, src.Family, name, n, numLabels)
+	}
+	return n, nil
 }

@@ -17,14 +17,8 @@
 package deberta
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
@@ -57,28 +51,20 @@ type Encoder struct {
 	cfg      *Config
 	cfgJSON  []byte
 	m        *Model
-	tok      *hftokenizer.Tokenizer
+	tpl      *encoder.HFTemplate
 	head     *bert.Head
 	identity string
-	offset   int // where sequence A starts in the single template
 }
 
 // Load reads a checkpoint folder: config.json, model.safetensors and
 // tokenizer.json.
 func Load(dir string) (*Encoder, error) {
-	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	cfgData, cfg, err := encoder.ReadHFConfig(dir, "deberta", ParseConfig)
 	if err != nil {
-		return nil, fmt.Errorf("deberta: %w", err)
+		return nil, err
 	}
-	cfg, err := ParseConfig(cfgData)
+	tok, err := encoder.LoadHFTokenizer(dir, "deberta", " (the spm.model form is not read)")
 	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	tok, err := hftokenizer.Load(filepath.Join(dir, "tokenizer.json"))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("deberta: %s has no tokenizer.json (the spm.model form is not read)", dir)
-		}
 		return nil, err
 	}
 	list, err := encoder.ReadHFSafetensors(dir, "deberta")
@@ -107,17 +93,11 @@ func Load(dir string) (*Encoder, error) {
 }
 
 func newEncoder(cfg *Config, cfgJSON []byte, m *Model, tok *hftokenizer.Tokenizer) (*Encoder, error) {
-	if tok.VocabSize() > cfg.VocabSize {
-		return nil, fmt.Errorf("deberta: tokenizer.json has %d tokens, the model embeds %d (vocab_size)", tok.VocabSize(), cfg.VocabSize)
+	tpl, err := encoder.NewHFTemplate("deberta", tok, cfg.VocabSize, cfg.TypeVocabSize, min(cfg.MaxPositionEmbeddings, maxSeq))
+	if err != nil {
+		return nil, err
 	}
-	e := &Encoder{cfg: cfg, cfgJSON: cfgJSON, m: m, tok: tok}
-	single, _ := tok.Single([]int{-1})
-	e.offset = slices.Index(single, -1)
-	if e.offset < 0 {
-		return nil, errors.New("deberta: tokenizer.json: the post-processor's single template has no sequence")
-	}
-	e.identity = encoder.WeightsIdentity(m.Params())
-	return e, nil
+	return &Encoder{cfg: cfg, cfgJSON: cfgJSON, m: m, tpl: tpl, identity: encoder.WeightsIdentity(m.Params())}, nil
 }
 
 // readHead reads DebertaV2ForSequenceClassification's ContextPooler
@@ -127,30 +107,7 @@ func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
-	h := cfg.HiddenSize
-	ct, ok := src.ByName["classifier.weight"]
-	if !ok {
-		return nil, fmt.Errorf(`deberta: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
-	}
-	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > maxLabels {
-		return nil, fmt.Errorf(`deberta: model.safetensors: tensor "classifier.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
-	}
-	n := ct.Shape[0]
-	if cfg.NumLabels != 0 && n != cfg.NumLabels {
-		return nil, fmt.Errorf(`deberta: model.safetensors: tensor "classifier.weight" has %d rows but config.json has %d labels`, n, cfg.NumLabels)
-	}
-	top := &encoder.HFTensors{ByName: src.ByName, Family: "deberta"}
-	pw, pb := top.Get("pooler.dense.weight", h, h), top.Get("pooler.dense.bias", h)
-	cw, cb := top.Get("classifier.weight", n, h), top.Get("classifier.bias", n)
-	if len(top.Errs) > 0 {
-		return nil, top.Errs[0]
-	}
-	cfg.NumLabels = n
-	return &bert.Head{
-		PoolerW: nn.FromSlice(encoder.Transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
-		ClassifierW: nn.FromSlice(encoder.Transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
-		Act: cfg.PoolerAct,
-	}, nil
+	return bert.ReadHead(src, cfg.HiddenSize, &cfg.NumLabels, cfg.Architecture, "pooler.dense", "classifier", cfg.PoolerAct)
 }
 
 // Config returns the checkpoint's configuration.
@@ -160,7 +117,7 @@ func (e *Encoder) Config() *Config { return e.cfg }
 func (e *Encoder) Model() *Model { return e.m }
 
 // Tokenizer returns the tokenizer.
-func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tok }
+func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tpl.Tok }
 
 // Head returns the classification head (ContextPooler's dense and
 // activation as the pooler, then the classifier), or nil.
@@ -170,58 +127,29 @@ func (e *Encoder) Head() *bert.Head { return e.head }
 // inference runs as int8.
 func (e *Encoder) Linears() []*nn.Linear[float32] { return e.m.Linears() }
 
-// specConfig is Spec.Config: config.json and tokenizer.json as they were
-// (the tokenizer's bytes are its identity).
-type specConfig struct {
-	Config    json.RawMessage `json:"config"`
-	Tokenizer []byte          `json:"tokenizer"`
-}
-
 // Spec implements encoder.Encoder.
 func (e *Encoder) Spec() encoder.Spec {
-	js, _ := json.Marshal(specConfig{Config: e.cfgJSON, Tokenizer: e.tok.JSON()})
-	return encoder.Spec{Kind: Kind, Tokenizer: e.tok.Identity(), Identity: e.identity, Dim: e.Dim(), Config: js}
+	return encoder.HFSpec(Kind, e.cfgJSON, e.tpl.Tok, e.identity, e.Dim())
 }
 
 // MaxLen implements encoder.PairEncoder: max_position_embeddings, at most
 // 512 (relative attention has no table to run past, but the checkpoints
 // were trained to 512).
-func (e *Encoder) MaxLen() int { return min(e.cfg.MaxPositionEmbeddings, maxSeq) }
+func (e *Encoder) MaxLen() int { return e.tpl.MaxLen }
 
 // Dim implements encoder.Encoder: hidden_size.
 func (e *Encoder) Dim() int { return e.cfg.HiddenSize }
 
 // Tokenize implements encoder.Encoder: the tokenizer's tokens, cut to
 // leave room for the single template's special tokens.
-func (e *Encoder) Tokenize(s string) encoder.Tokens {
-	toks, ids := e.tok.Encode(s)
-	n := min(len(ids), max(e.MaxLen()-e.tok.Added(false), 0))
-	return encoder.Tokens{Text: toks[:n], IDs: ids[:n]}
-}
+func (e *Encoder) Tokenize(s string) encoder.Tokens { return e.tpl.Tokenize(s) }
 
 // Encode implements encoder.Encoder: the states of the single template
 // ([CLS] t [SEP]) without the special tokens' rows.
 func (e *Encoder) Encode(tp *nn.Tape[float32], t encoder.Tokens) *nn.Var[float32] {
-	body := e.clip(t.IDs)
-	body = body[:min(len(body), max(e.MaxLen()-e.tok.Added(false), 0))]
-	ids, _ := e.tok.Single(body)
+	ids, lo, hi := e.tpl.Single(t.IDs)
 	x, _ := e.m.ForwardBatch(tp, [][]int{ids}, nil)
-	if len(body) == 0 {
-		return tp.Rows(x, 0, 0)
-	}
-	return tp.Rows(x, e.offset, e.offset+len(body))
-}
-
-// clip maps ids outside the vocabulary to the unknown token.
-func (e *Encoder) clip(ids []int) []int {
-	unk := max(e.tok.UnknownID(), 0)
-	out := slices.Clone(ids)
-	for i, id := range out {
-		if id < 0 || id >= e.cfg.VocabSize {
-			out[i] = unk
-		}
-	}
-	return out
+	return tp.Rows(x, lo, hi)
 }
 
 // Params implements encoder.Encoder.
@@ -235,27 +163,13 @@ func (e *Encoder) Tensors() []safetensors.Tensor {
 // Pair implements encoder.PairEncoder: the tokenizer's pair template
 // ([CLS] a [SEP] b [SEP]), truncated longest-first. Token types are given
 // only when the model embeds more than one.
-func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
-	x, y := e.clip(a.IDs), e.clip(b.IDs)
-	for len(x)+len(y) > max(e.MaxLen()-e.tok.Added(true), 0) && len(x)+len(y) > 0 {
-		if len(x) > len(y) {
-			x = x[:len(x)-1]
-		} else {
-			y = y[:len(y)-1]
-		}
-	}
-	ids, types := e.tok.Pair(x, y)
-	if e.cfg.TypeVocabSize <= 1 || slices.Max(append(types, 0)) >= e.cfg.TypeVocabSize {
-		types = nil
-	}
-	return encoder.Sequence{IDs: ids, Types: types}
-}
+func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence { return e.tpl.Pair(a, b) }
 
 // EncodeBatch implements encoder.PairEncoder: an empty sequence reads as
 // the single template of no text, and token types are passed only where a
 // sequence carries one per id.
 func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*nn.Var[float32], int) {
-	empty, _ := e.tok.Single(nil)
+	empty := e.tpl.Empty()
 	ids := make([][]int, len(seqs))
 	var types [][]int
 	for i, s := range seqs {
@@ -275,29 +189,17 @@ func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*n
 
 // decode rebuilds an encoder from a model file.
 func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[float32], error) {
-	var sc specConfig
-	if err := json.Unmarshal(spec.Config, &sc); err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	cfg, err := ParseConfig(sc.Config)
+	cfgJSON, tok, err := encoder.ParseHFSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := hftokenizer.Parse(sc.Tokenizer)
+	cfg, err := ParseConfig(cfgJSON)
 	if err != nil {
 		return nil, err
-	}
-	if tok.Identity() != spec.Tokenizer {
-		return nil, fmt.Errorf("the tokenizer is %s, the configuration says %s: the file is corrupt", tok.Identity(), spec.Tokenizer)
 	}
 	// Every value the configuration needs must be in the file before
 	// anything of its size is allocated.
-	total := 0
-	for _, t := range tensors {
-		if strings.HasPrefix(t.Name, encoder.TensorPrefix) {
-			total += len(t.Data)
-		}
-	}
+	total := encoder.EncoderValues(tensors)
 	if want := paramCount(cfg); total != want {
 		return nil, fmt.Errorf("the file holds %d encoder values, config.json needs %d", total, want)
 	}
@@ -305,7 +207,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 	if err := encoder.LoadParams(m.Params(), encoder.TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
-	e, err := newEncoder(cfg, sc.Config, m, tok)
+	e, err := newEncoder(cfg, cfgJSON, m, tok)
 	if err != nil {
 		return nil, err
 	}

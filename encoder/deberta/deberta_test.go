@@ -1,7 +1,6 @@
 package deberta
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,125 +10,42 @@ import (
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 )
 
 // expected.json and the tiny checkpoints are written by
 // scripts/reference/deberta-reference.py (a plain-PyTorch forward pass).
-type expected map[string]struct {
-	Texts []struct {
-		Text string `json:"text"`
-		IDs  []int  `json:"ids"`
-	} `json:"texts"`
-	Pairs []struct {
-		A           string    `json:"a"`
-		B           string    `json:"b"`
-		IDs         []int     `json:"ids"`
-		Logits      []float64 `json:"logits"`
-		StatesFirst []float64 `json:"states_first"`
-		StatesLast  []float64 `json:"states_last"`
-	} `json:"pairs"`
-}
-
-const tol = 1e-4
-
 var fixtures = []string{"tiny-deberta-v2", "tiny-deberta-v2-abs"}
 
-func readExpected(t *testing.T) expected {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e expected
-	if err := json.Unmarshal(data, &e); err != nil {
-		t.Fatal(err)
-	}
-	return e
+func readExpected(t *testing.T) map[string]encodertest.HFFixture {
+	return encodertest.ReadHFExpected(t, filepath.Join("testdata", "expected.json"))
 }
 
-func near(t *testing.T, what string, got []float32, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i]) - want[i]); !(d <= tol) {
-			t.Fatalf("%s[%d] = %v, want %v (diff %.2g > %g)", what, i, got[i], want[i], d, tol)
-		}
-	}
-}
-
-// logits applies the head to the first state as ContextPooler and the
-// classifier do: classifier(act(dense(h_0))).
-func logits(t *testing.T, hd *bert.Head, cls []float32) []float32 {
-	h := len(cls)
-	pooled := make([]float32, h)
-	for o := 0; o < h; o++ {
-		s := float64(hd.PoolerB.Data[o])
-		for i := 0; i < h; i++ {
-			s += float64(cls[i]) * float64(hd.PoolerW.Data[i*h+o])
-		}
-		switch hd.Act {
-		case bert.HeadGELU:
-			s = 0.5 * s * (1 + math.Erf(s/math.Sqrt2))
-		case bert.HeadTanh:
-			s = math.Tanh(s)
-		default:
-			t.Fatalf("head activation %q", hd.Act)
-		}
-		pooled[o] = float32(s)
-	}
-	n := hd.ClassifierB.Shape[0]
-	out := make([]float32, n)
-	for o := 0; o < n; o++ {
-		s := float64(hd.ClassifierB.Data[o])
-		for i := 0; i < h; i++ {
-			s += float64(pooled[i]) * float64(hd.ClassifierW.Data[i*n+o])
-		}
-		out[o] = float32(s)
-	}
-	return out
-}
-
+// The tiny checkpoints encode and classify as the PyTorch reference does;
+// their heads are ContextPooler and the classifier,
+// classifier(act(dense(h_0))), with config.json's pooler_hidden_act.
 func TestConformance(t *testing.T) {
 	exp := readExpected(t)
-	for _, dir := range fixtures {
-		t.Run(dir, func(t *testing.T) {
-			e, err := Load(filepath.Join("testdata", dir))
+	for _, tc := range []struct {
+		dir string
+		act string
+	}{
+		{"tiny-deberta-v2", bert.HeadGELU},
+		{"tiny-deberta-v2-abs", bert.HeadTanh},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			e, err := Load(filepath.Join("testdata", tc.dir))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Head() == nil || e.Head().ClassifierW == nil {
-				t.Fatal("no classification head")
-			}
-			pairs := exp[dir].Pairs
-			if len(pairs) == 0 {
-				t.Fatal("no fixtures")
-			}
-			var seqs []encoder.Sequence
-			for _, p := range pairs {
-				seq := e.Pair(e.Tokenize(p.A), e.Tokenize(p.B))
-				if !slices.Equal(seq.IDs, p.IDs) {
-					t.Fatalf("Pair(%q, %q) ids %v, want %v", p.A, p.B, seq.IDs, p.IDs)
-				}
-				if (seq.Types != nil) != (e.Config().TypeVocabSize > 1) {
-					t.Errorf("token types %v with type_vocab_size %d", seq.Types, e.Config().TypeVocabSize)
-				}
-				seqs = append(seqs, seq)
-			}
-			// One padded batch: padding must not change the real rows.
-			tp := nn.NewTape[float32](nil, 0)
-			tp.SetTrain(false)
-			x, T := e.EncodeBatch(tp, seqs)
-			h := e.Dim()
-			for b, p := range pairs {
-				rows := x.Value.Data[b*T*h : (b*T+len(p.IDs))*h]
-				first, last := rows[:h], rows[len(rows)-h:]
-				near(t, p.A+": states[0]", first, p.StatesFirst)
-				near(t, p.A+": states[-1]", last, p.StatesLast)
-				near(t, p.A+": logits", logits(t, e.Head(), first), p.Logits)
-			}
+			fx := exp[tc.dir]
+			fx.Texts = nil // TestTokenizer checks them
+			encodertest.CheckHF(t, encodertest.HFCase{
+				Enc: e, Fixture: fx, Head: e.Head(),
+				Formula: encodertest.HFHead{Act: tc.act},
+				Types:   e.Config().TypeVocabSize > 1,
+			})
 		})
 	}
 }
@@ -171,7 +87,7 @@ func TestInt8(t *testing.T) {
 	tp := nn.NewTape[float32](nil, 0)
 	tp.SetTrain(false)
 	x, _ := e.EncodeBatch(tp, []encoder.Sequence{{IDs: p.IDs}})
-	got := logits(t, e.Head(), x.Value.Data[:e.Dim()])
+	got := encodertest.HFHead{Act: bert.HeadGELU}.Logits(t, e.Head(), [][]float32{x.Value.Data[:e.Dim()]})
 	if d := math.Abs(float64(got[0]) - p.Logits[0]); !(d < 0.05) {
 		t.Errorf("int8 logit %v, float64 reference %v", got[0], p.Logits[0])
 	}
@@ -285,22 +201,9 @@ func TestRelativeBucket(t *testing.T) {
 
 // copyCheckpoint copies a tiny checkpoint into a temporary folder, with
 // edit applied to its config.json.
-func copyCheckpoint(t *testing.T, name string, edit func(string) string) string {
+func copyCheckpoint(t *testing.T, name string, edit func(cfg string) string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "config.json" {
-			data = []byte(edit(string(data)))
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return encodertest.CopyCheckpoint(t, filepath.Join("testdata", name), []string{"config.json", "model.safetensors", "tokenizer.json"}, edit)
 }
 
 func TestShapeError(t *testing.T) {
@@ -311,12 +214,7 @@ func TestShapeError(t *testing.T) {
 		{"own projections", `"share_att_key": true`, `"share_att_key": false`, `missing tensor "deberta.encoder.layer.0.attention.self.pos_key_proj.weight"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := copyCheckpoint(t, "tiny-deberta-v2", func(s string) string {
-				if !strings.Contains(s, tc.old) {
-					t.Fatalf("config.json has no %s", tc.old)
-				}
-				return strings.Replace(s, tc.old, tc.new, 1)
-			})
+			dir := copyCheckpoint(t, "tiny-deberta-v2", encodertest.Replace(t, tc.old, tc.new))
 			_, err := Load(dir)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)

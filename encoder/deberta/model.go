@@ -185,12 +185,24 @@ func (m *Model) ForwardBatch(tp *nn.Tape[float32], ids, typeIDs [][]int) (*nn.Va
 		if c.ShareAttKey {
 			// The content's own query and key maps project the
 			// positions (DeBERTa-v3's share_att_key).
-			w, bias := tp.Param(l.Attn.QKV.W), tp.Param(l.Attn.QKV.B)
-			if c.P2C {
-				posQ = tp.LinearColumns(rel, w, bias, 0, h)
-			}
-			if c.C2P {
-				posK = tp.LinearColumns(rel, w, bias, h, 2*h)
+			if l.Attn.QKV.Int8 != nil {
+				// int8 inference keeps only the int8 weights (model/quant
+				// releases the float copy): project through them whole.
+				all := l.Attn.QKV.Forward(tp, rel)
+				if c.P2C {
+					posQ = tp.SliceCols(all, 0, h)
+				}
+				if c.C2P {
+					posK = tp.SliceCols(all, h, 2*h)
+				}
+			} else {
+				w, bias := tp.Param(l.Attn.QKV.W), tp.Param(l.Attn.QKV.B)
+				if c.P2C {
+					posQ = tp.LinearColumns(rel, w, bias, 0, h)
+				}
+				if c.C2P {
+					posK = tp.LinearColumns(rel, w, bias, h, 2*h)
+				}
 			}
 		} else {
 			if l.posQuery != nil {
@@ -215,18 +227,8 @@ func build(cfg *Config, src *encoder.HFTensors) (*Model, error) {
 	c := cfg
 	h, e, inter := c.HiddenSize, c.EmbeddingSize, c.IntermediateSize
 	nt := map[string][]float32{}
-	norm := func(hf, as string) {
-		nt[as+".gain"] = src.Get(hf+".weight", h)
-		nt[as+".bias"] = src.Get(hf+".bias", h)
-	}
-	linear := func(hf, as string, out, in int, bias bool) {
-		if w := src.Get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = encoder.Transpose(w, out, in)
-		}
-		if bias {
-			nt[as+".bias"] = src.Get(hf+".bias", out)
-		}
-	}
+	norm := func(hf, as string) { src.Norm(nt, hf, as, h) }
+	linear := func(hf, as string, out, in int, bias bool) { src.Linear(nt, hf, as, out, in, bias) }
 	nt["embeddings.word_embeddings.weight"] = src.Get("embeddings.word_embeddings.weight", c.VocabSize, e)
 	if c.PositionBiasedInput {
 		nt["embeddings.position_embeddings.weight"] = src.Get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, e)
@@ -245,14 +247,7 @@ func build(cfg *Config, src *encoder.HFTensors) (*Model, error) {
 	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
-		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
-		for _, n := range []string{"query_proj", "key_proj", "value_proj"} {
-			w, b := src.Get(p+"attention.self."+n+".weight", h, h), src.Get(p+"attention.self."+n+".bias", h)
-			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
-		}
-		if len(src.Errs) == 0 {
-			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
-		}
+		src.QKV(nt, p+"attention.self.", [3]string{"query_proj", "key_proj", "value_proj"}, p+"attn.qkv", h)
 		if !c.ShareAttKey {
 			if c.C2P {
 				linear(p+"attention.self.pos_key_proj", p+"attn.pos_key", h, h, true)

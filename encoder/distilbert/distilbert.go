@@ -16,13 +16,9 @@ package distilbert
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/nn"
 	"github.com/as2/as2/safetensors"
 )
 
@@ -62,32 +58,9 @@ func (e *Encoder) Config() *Config { return e.cfg }
 // tokenizer (tokenizer.json or vocab.txt) and, for sentence-transformers
 // models, modules.json and 1_Pooling/config.json.
 func Load(dir string) (*Encoder, error) {
-	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("distilbert: %w", err)
-	}
-	cfg, err := ParseConfig(cfgData)
-	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	tok, err := bert.LoadTokenizer(dir)
-	if err != nil {
-		return nil, fmt.Errorf("distilbert: %w", err)
-	}
-	tensors, err := encoder.ReadHFSafetensors(dir, "distilbert")
+	me, cfg, err := bert.LoadMapped(dir, Kind, ParseConfig, build)
 	if err != nil {
 		return nil, err
-	}
-	m, head, err := build(cfg, tensors)
-	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	if err := m.ReadPooling(dir); err != nil {
-		return nil, err
-	}
-	me, err := bert.NewMapped(Kind, cfgData, m, tok, head)
-	if err != nil {
-		return nil, fmt.Errorf("distilbert: %w", err)
 	}
 	return &Encoder{Mapped: me, cfg: cfg}, nil
 }
@@ -105,28 +78,13 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 	nt := map[string][]float32{}
 	nt["embeddings.word_embeddings.weight"] = src.Get("embeddings.word_embeddings.weight", c.VocabSize, h)
 	nt["embeddings.position_embeddings.weight"] = src.Get("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, h)
-	norm := func(hf, as string) {
-		nt[as+".gain"] = src.Get(hf+".weight", h)
-		nt[as+".bias"] = src.Get(hf+".bias", h)
-	}
-	linear := func(hf, as string, out, in int) {
-		if w := src.Get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = encoder.Transpose(w, out, in)
-		}
-		nt[as+".bias"] = src.Get(hf+".bias", out)
-	}
+	norm := func(hf, as string) { src.Norm(nt, hf, as, h) }
+	linear := func(hf, as string, out, in int) { src.Linear(nt, hf, as, out, in, true) }
 	norm("embeddings.LayerNorm", "embeddings.norm")
 	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p, as := fmt.Sprintf("transformer.layer.%d.", i), fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
-		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
-		for _, n := range []string{"q_lin", "k_lin", "v_lin"} {
-			w, b := src.Get(p+"attention."+n+".weight", h, h), src.Get(p+"attention."+n+".bias", h)
-			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
-		}
-		if len(src.Errs) == 0 {
-			nt[as+"attn.qkv.weight"], nt[as+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
-		}
+		src.QKV(nt, p+"attention.", [3]string{"q_lin", "k_lin", "v_lin"}, as+"attn.qkv", h)
 		linear(p+"attention.out_lin", as+"attn.out", h, h)
 		norm(p+"sa_layer_norm", as+"norm1")
 		linear(p+"ffn.lin1", as+"ffn.in", inter, h)
@@ -155,30 +113,7 @@ func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
-	h := cfg.BERT.HiddenSize
-	ct, ok := src.ByName["classifier.weight"]
-	if !ok {
-		return nil, fmt.Errorf(`distilbert: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
-	}
-	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > 1<<16 {
-		return nil, fmt.Errorf(`distilbert: model.safetensors: tensor "classifier.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
-	}
-	n := ct.Shape[0]
-	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
-		return nil, fmt.Errorf(`distilbert: model.safetensors: tensor "classifier.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
-	}
-	top := &encoder.HFTensors{ByName: src.ByName, Family: "distilbert"}
-	pw, pb := top.Get("pre_classifier.weight", h, h), top.Get("pre_classifier.bias", h)
-	cw, cb := top.Get("classifier.weight", n, h), top.Get("classifier.bias", n)
-	if len(top.Errs) > 0 {
-		return nil, top.Errs[0]
-	}
-	cfg.BERT.NumLabels = n
-	return &bert.Head{
-		PoolerW: nn.FromSlice(encoder.Transpose(pw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(pb), h),
-		ClassifierW: nn.FromSlice(encoder.Transpose(cw, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(cb), n),
-		Act: bert.HeadReLU,
-	}, nil
+	return bert.ReadHead(src, cfg.BERT.HiddenSize, &cfg.BERT.NumLabels, cfg.Architecture, "pre_classifier", "classifier", bert.HeadReLU)
 }
 
 var (

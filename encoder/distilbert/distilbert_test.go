@@ -1,8 +1,6 @@
 package distilbert
 
 import (
-	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,133 +9,29 @@ import (
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 )
 
 // expected.json and the tiny checkpoint are written by
 // scripts/reference/distilbert-electra-reference.py (a plain-PyTorch
 // forward pass).
-type expected struct {
-	Models map[string]struct {
-		Texts []struct {
-			Text string `json:"text"`
-			IDs  []int  `json:"ids"`
-		} `json:"texts"`
-		Pairs []struct {
-			A           string    `json:"a"`
-			B           string    `json:"b"`
-			IDs         []int     `json:"ids"`
-			Types       []int     `json:"types"`
-			Logits      []float64 `json:"logits"`
-			StatesFirst []float64 `json:"states_first"`
-			StatesLast  []float64 `json:"states_last"`
-		} `json:"pairs"`
-	} `json:"models"`
-}
-
-const (
-	tol  = 1e-4
-	tiny = "tiny-distilbert"
-)
-
-func readExpected(t testing.TB) expected {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e expected
-	if err := json.Unmarshal(data, &e); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func near(t *testing.T, what string, got []float32, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i]) - want[i]); !(d <= tol) {
-			t.Fatalf("%s[%d] = %v, want %v (diff %.2g > %g)", what, i, got[i], want[i], d, tol)
-		}
-	}
-}
-
-// logits applies the head (BERT's pooler and classifier layout, with the
-// head's activation) to the [CLS] state, in float64.
-func logits(hd *bert.Head, cls []float32) []float32 {
-	h := len(cls)
-	pooled := make([]float64, h)
-	for o := 0; o < h; o++ {
-		s := float64(hd.PoolerB.Data[o])
-		for i := 0; i < h; i++ {
-			s += float64(cls[i]) * float64(hd.PoolerW.Data[i*h+o])
-		}
-		switch hd.Act {
-		case bert.HeadReLU:
-			pooled[o] = math.Max(s, 0)
-		case bert.HeadGELU:
-			pooled[o] = 0.5 * s * (1 + math.Erf(s/math.Sqrt2))
-		default:
-			pooled[o] = math.Tanh(s)
-		}
-	}
-	n := hd.ClassifierB.Shape[0]
-	out := make([]float32, n)
-	for o := 0; o < n; o++ {
-		s := float64(hd.ClassifierB.Data[o])
-		for i := 0; i < h; i++ {
-			s += pooled[i] * float64(hd.ClassifierW.Data[i*n+o])
-		}
-		out[o] = float32(s)
-	}
-	return out
-}
+const tiny = "tiny-distilbert"
 
 // The tiny checkpoint tokenizes, encodes and classifies as the PyTorch
 // reference does.
 func TestConformance(t *testing.T) {
-	exp := readExpected(t).Models[tiny]
 	e, err := Load(filepath.Join("testdata", tiny))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Head() == nil || e.Head().ClassifierW == nil || e.Head().Act != bert.HeadReLU {
-		t.Fatalf("head %+v, want pre_classifier, ReLU and classifier", e.Head())
-	}
-	if len(exp.Texts) == 0 || len(exp.Pairs) == 0 {
-		t.Fatal("no fixtures")
-	}
-	for _, x := range exp.Texts {
-		if got := e.Tokenize(x.Text).IDs; !slices.Equal(got, x.IDs) {
-			t.Errorf("Tokenize(%q) = %v, want %v", x.Text, got, x.IDs)
-		}
-	}
-	var seqs []encoder.Sequence
-	for _, p := range exp.Pairs {
-		seq := e.Pair(e.Tokenize(p.A), e.Tokenize(p.B))
-		if !slices.Equal(seq.IDs, p.IDs) {
-			t.Fatalf("Pair(%q, %q) ids %v, want %v", p.A, p.B, seq.IDs, p.IDs)
-		}
-		if seq.Types != nil {
-			t.Errorf("token types %v for a model without token types", seq.Types)
-		}
-		seqs = append(seqs, seq)
-	}
-	// One padded batch: padding must not change the real rows.
-	tp := nn.NewTape[float32](nil, 0)
-	tp.SetTrain(false)
-	x, T := e.EncodeBatch(tp, seqs)
-	h := e.Dim()
-	for b, p := range exp.Pairs {
-		rows := x.Value.Data[b*T*h : (b*T+len(p.IDs))*h]
-		first, last := rows[:h], rows[len(rows)-h:]
-		near(t, p.A+": states[0]", first, p.StatesFirst)
-		near(t, p.A+": states[-1]", last, p.StatesLast)
-		near(t, p.A+": logits", logits(e.Head(), first), p.Logits)
-	}
+	encodertest.CheckHF(t, encodertest.HFCase{
+		Enc:     e,
+		Fixture: encodertest.ReadHFExpected(t, filepath.Join("testdata", "expected.json"))[tiny],
+		Head:    e.Head(),
+		Formula: encodertest.HFHead{Act: bert.HeadReLU},
+		Types:   false,
+	})
 }
 
 // The encoder survives its spec and tensors, as a model file keeps it,
@@ -238,30 +132,6 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// copyCheckpoint copies the tiny checkpoint into a temporary folder with
-// config.json edited.
-func copyCheckpoint(t *testing.T, old, new string) string {
-	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join("testdata", tiny)
-	for _, f := range []string{"config.json", "model.safetensors", "vocab.txt"} {
-		data, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "config.json" {
-			if !strings.Contains(string(data), old) {
-				t.Fatalf("config.json has no %s", old)
-			}
-			data = []byte(strings.Replace(string(data), old, new, 1))
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // A checkpoint whose tensors do not match its config.json, or of an
 // architecture as2 does not read, is an error that names it.
 func TestLoadErrors(t *testing.T) {
@@ -270,7 +140,7 @@ func TestLoadErrors(t *testing.T) {
 		{"architecture", `"DistilBertForSequenceClassification"`, `"DistilBertForQuestionAnswering"`, `architecture "DistilBertForQuestionAnswering"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(copyCheckpoint(t, tc.old, tc.new))
+			_, err := Load(encodertest.CopyCheckpoint(t, filepath.Join("testdata", tiny), []string{"config.json", "model.safetensors", "vocab.txt"}, encodertest.Replace(t, tc.old, tc.new)))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}

@@ -17,13 +17,9 @@ package electra
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
-	"github.com/as2/as2/nn"
 	"github.com/as2/as2/safetensors"
 )
 
@@ -63,32 +59,9 @@ func (e *Encoder) Config() *Config { return e.cfg }
 // tokenizer (tokenizer.json or vocab.txt) and, for sentence-transformers
 // models, modules.json and 1_Pooling/config.json.
 func Load(dir string) (*Encoder, error) {
-	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("electra: %w", err)
-	}
-	cfg, err := ParseConfig(cfgData)
-	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	tok, err := bert.LoadTokenizer(dir)
-	if err != nil {
-		return nil, fmt.Errorf("electra: %w", err)
-	}
-	tensors, err := encoder.ReadHFSafetensors(dir, "electra")
+	me, cfg, err := bert.LoadMapped(dir, Kind, ParseConfig, build)
 	if err != nil {
 		return nil, err
-	}
-	m, head, err := build(cfg, tensors)
-	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	if err := m.ReadPooling(dir); err != nil {
-		return nil, err
-	}
-	me, err := bert.NewMapped(Kind, cfgData, m, tok, head)
-	if err != nil {
-		return nil, fmt.Errorf("electra: %w", err)
 	}
 	return &Encoder{Mapped: me, cfg: cfg}, nil
 }
@@ -109,16 +82,8 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 	if c.TypeVocabSize > 0 {
 		nt["embeddings.token_type_embeddings.weight"] = src.Get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, e)
 	}
-	norm := func(hf, as string, n int) {
-		nt[as+".gain"] = src.Get(hf+".weight", n)
-		nt[as+".bias"] = src.Get(hf+".bias", n)
-	}
-	linear := func(hf, as string, out, in int) {
-		if w := src.Get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = encoder.Transpose(w, out, in)
-		}
-		nt[as+".bias"] = src.Get(hf+".bias", out)
-	}
+	norm := func(hf, as string, n int) { src.Norm(nt, hf, as, n) }
+	linear := func(hf, as string, out, in int) { src.Linear(nt, hf, as, out, in, true) }
 	norm("embeddings.LayerNorm", "embeddings.norm", e)
 	if e != h {
 		linear("embeddings_project", "embeddings.project", h, e)
@@ -128,14 +93,7 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
-		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
-		for _, n := range []string{"query", "key", "value"} {
-			w, b := src.Get(p+"attention.self."+n+".weight", h, h), src.Get(p+"attention.self."+n+".bias", h)
-			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
-		}
-		if len(src.Errs) == 0 {
-			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
-		}
+		src.QKV(nt, p+"attention.self.", [3]string{"query", "key", "value"}, p+"attn.qkv", h)
 		linear(p+"attention.output.dense", p+"attn.out", h, h)
 		norm(p+"attention.output.LayerNorm", p+"norm1", h)
 		linear(p+"intermediate.dense", p+"ffn.in", inter, h)
@@ -165,30 +123,7 @@ func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	if !cfg.Classifier() {
 		return nil, nil
 	}
-	h := cfg.BERT.HiddenSize
-	ct, ok := src.ByName["classifier.out_proj.weight"]
-	if !ok {
-		return nil, fmt.Errorf(`electra: model.safetensors: missing tensor "classifier.out_proj.weight" (a %s has a classification head)`, cfg.Architecture)
-	}
-	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > 1<<16 {
-		return nil, fmt.Errorf(`electra: model.safetensors: tensor "classifier.out_proj.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
-	}
-	n := ct.Shape[0]
-	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
-		return nil, fmt.Errorf(`electra: model.safetensors: tensor "classifier.out_proj.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
-	}
-	top := &encoder.HFTensors{ByName: src.ByName, Family: "electra"}
-	dw, db := top.Get("classifier.dense.weight", h, h), top.Get("classifier.dense.bias", h)
-	ow, ob := top.Get("classifier.out_proj.weight", n, h), top.Get("classifier.out_proj.bias", n)
-	if len(top.Errs) > 0 {
-		return nil, top.Errs[0]
-	}
-	cfg.BERT.NumLabels = n
-	return &bert.Head{
-		PoolerW: nn.FromSlice(encoder.Transpose(dw, h, h), h, h), PoolerB: nn.FromSlice(slices.Clone(db), h),
-		ClassifierW: nn.FromSlice(encoder.Transpose(ow, n, h), h, n), ClassifierB: nn.FromSlice(slices.Clone(ob), n),
-		Act: bert.HeadGELU,
-	}, nil
+	return bert.ReadHead(src, cfg.BERT.HiddenSize, &cfg.BERT.NumLabels, cfg.Architecture, "classifier.dense", "classifier.out_proj", bert.HeadGELU)
 }
 
 var (

@@ -18,14 +18,8 @@
 package modernbert
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
@@ -58,28 +52,20 @@ type Encoder struct {
 	cfg      *Config
 	cfgJSON  []byte
 	m        *Model
-	tok      *hftokenizer.Tokenizer
+	tpl      *encoder.HFTemplate
 	head     *bert.Head
 	identity string
-	offset   int // where sequence A starts in the single template
 }
 
 // Load reads a checkpoint folder: config.json, model.safetensors and
 // tokenizer.json.
 func Load(dir string) (*Encoder, error) {
-	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	cfgData, cfg, err := encoder.ReadHFConfig(dir, "modernbert", ParseConfig)
 	if err != nil {
-		return nil, fmt.Errorf("modernbert: %w", err)
+		return nil, err
 	}
-	cfg, err := ParseConfig(cfgData)
+	tok, err := encoder.LoadHFTokenizer(dir, "modernbert", "")
 	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	tok, err := hftokenizer.Load(filepath.Join(dir, "tokenizer.json"))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("modernbert: %s has no tokenizer.json", dir)
-		}
 		return nil, err
 	}
 	tensors, err := encoder.ReadHFSafetensors(dir, "modernbert")
@@ -99,17 +85,11 @@ func Load(dir string) (*Encoder, error) {
 }
 
 func newEncoder(cfg *Config, cfgJSON []byte, m *Model, tok *hftokenizer.Tokenizer) (*Encoder, error) {
-	if tok.VocabSize() > cfg.VocabSize {
-		return nil, fmt.Errorf("modernbert: tokenizer.json has %d tokens, the model embeds %d (vocab_size)", tok.VocabSize(), cfg.VocabSize)
+	tpl, err := encoder.NewHFTemplate("modernbert", tok, cfg.VocabSize, 0, min(cfg.MaxPositionEmbeddings, maxSeq))
+	if err != nil {
+		return nil, err
 	}
-	e := &Encoder{cfg: cfg, cfgJSON: cfgJSON, m: m, tok: tok}
-	single, _ := tok.Single([]int{-1})
-	e.offset = slices.Index(single, -1)
-	if e.offset < 0 {
-		return nil, errors.New("modernbert: tokenizer.json: the post-processor's single template has no sequence")
-	}
-	e.identity = encoder.WeightsIdentity(m.Params())
-	return e, nil
+	return &Encoder{cfg: cfg, cfgJSON: cfgJSON, m: m, tpl: tpl, identity: encoder.WeightsIdentity(m.Params())}, nil
 }
 
 // build maps HF's tensors onto the model, and the classification head onto
@@ -186,16 +166,9 @@ func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 	}
 	h := cfg.HiddenSize
 	top := &encoder.HFTensors{ByName: src.ByName, Family: "modernbert"}
-	ct, ok := src.ByName["classifier.weight"]
-	if !ok {
-		return nil, fmt.Errorf(`modernbert: model.safetensors: missing tensor "classifier.weight" (a %s has a classification head)`, cfg.Architecture)
-	}
-	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > maxLabels {
-		return nil, fmt.Errorf(`modernbert: model.safetensors: tensor "classifier.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
-	}
-	n := ct.Shape[0]
-	if cfg.NumLabels != 0 && n != cfg.NumLabels {
-		return nil, fmt.Errorf(`modernbert: model.safetensors: tensor "classifier.weight" has %d rows but config.json has %d labels`, n, cfg.NumLabels)
+	n, err := bert.HeadLabels(src, h, cfg.NumLabels, cfg.Architecture, "classifier.weight")
+	if err != nil {
+		return nil, err
 	}
 	tensor := func(data []float32, shape ...int) *nn.Tensor[float32] {
 		if data == nil {
@@ -231,7 +204,7 @@ func (e *Encoder) Config() *Config { return e.cfg }
 func (e *Encoder) Model() *Model { return e.m }
 
 // Tokenizer returns the tokenizer.
-func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tok }
+func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tpl.Tok }
 
 // Head returns the classification head (head.dense as the pooler, with
 // its activation and head.norm; classifier), or nil for a bare encoder.
@@ -241,58 +214,28 @@ func (e *Encoder) Head() *bert.Head { return e.head }
 // inference.
 func (e *Encoder) Linears() []*nn.Linear[float32] { return e.m.Linears() }
 
-// specConfig is Spec.Config: config.json and tokenizer.json as they were
-// (the tokenizer's bytes are its identity).
-type specConfig struct {
-	Config    json.RawMessage `json:"config"`
-	Tokenizer []byte          `json:"tokenizer"`
-}
-
 // Spec implements encoder.Encoder.
 func (e *Encoder) Spec() encoder.Spec {
-	js, _ := json.Marshal(specConfig{Config: e.cfgJSON, Tokenizer: e.tok.JSON()})
-	return encoder.Spec{Kind: Kind, Tokenizer: e.tok.Identity(), Identity: e.identity, Dim: e.Dim(), Config: js}
+	return encoder.HFSpec(Kind, e.cfgJSON, e.tpl.Tok, e.identity, e.Dim())
 }
 
 // MaxLen implements encoder.PairEncoder: max_position_embeddings, at most
 // 8192.
-func (e *Encoder) MaxLen() int { return min(e.cfg.MaxPositionEmbeddings, maxSeq) }
+func (e *Encoder) MaxLen() int { return e.tpl.MaxLen }
 
 // Dim implements encoder.Encoder: hidden_size.
 func (e *Encoder) Dim() int { return e.cfg.HiddenSize }
 
 // Tokenize implements encoder.Encoder: the tokenizer's tokens, cut to
 // leave room for the single template's special tokens.
-func (e *Encoder) Tokenize(s string) encoder.Tokens {
-	toks, ids := e.tok.Encode(s)
-	n := min(len(ids), max(e.MaxLen()-e.tok.Added(false), 0))
-	return encoder.Tokens{Text: toks[:n], IDs: ids[:n]}
-}
+func (e *Encoder) Tokenize(s string) encoder.Tokens { return e.tpl.Tokenize(s) }
 
 // Encode implements encoder.Encoder: the states of the single template
 // ([CLS] t [SEP]) without the special tokens' rows.
 func (e *Encoder) Encode(tp *nn.Tape[float32], t encoder.Tokens) *nn.Var[float32] {
-	body := e.clip(t.IDs)
-	body = body[:min(len(body), max(e.MaxLen()-e.tok.Added(false), 0))]
-	ids, _ := e.tok.Single(body)
+	ids, lo, hi := e.tpl.Single(t.IDs)
 	x, _ := e.m.ForwardBatch(tp, [][]int{ids})
-	if len(body) == 0 {
-		return tp.Rows(x, 0, 0)
-	}
-	return tp.Rows(x, e.offset, e.offset+len(body))
-}
-
-// clip maps ids outside the vocabulary to the unknown token (or 0, the
-// byte-level vocabulary having none).
-func (e *Encoder) clip(ids []int) []int {
-	unk := max(e.tok.UnknownID(), 0)
-	out := slices.Clone(ids)
-	for i, id := range out {
-		if id < 0 || id >= e.cfg.VocabSize {
-			out[i] = unk
-		}
-	}
-	return out
+	return tp.Rows(x, lo, hi)
 }
 
 // Params implements encoder.Encoder.
@@ -306,26 +249,15 @@ func (e *Encoder) Tensors() []safetensors.Tensor {
 // Pair implements encoder.PairEncoder: the tokenizer's pair template
 // ([CLS] a [SEP] b [SEP]), truncated longest-first. ModernBERT embeds no
 // token types, so none are given.
-func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
-	x, y := e.clip(a.IDs), e.clip(b.IDs)
-	for len(x)+len(y) > max(e.MaxLen()-e.tok.Added(true), 0) && len(x)+len(y) > 0 {
-		if len(x) > len(y) {
-			x = x[:len(x)-1]
-		} else {
-			y = y[:len(y)-1]
-		}
-	}
-	ids, _ := e.tok.Pair(x, y)
-	return encoder.Sequence{IDs: ids}
-}
+func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence { return e.tpl.Pair(a, b) }
 
 // EncodeBatch implements encoder.PairEncoder: the states of the padded
 // batch [B·T, H] and T. An empty sequence reads as the template of no text.
 func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*nn.Var[float32], int) {
-	empty, _ := e.tok.Single(nil)
+	empty := e.tpl.Empty()
 	ids := make([][]int, len(seqs))
 	for i, s := range seqs {
-		ids[i] = e.clip(s.IDs)
+		ids[i] = e.tpl.Clip(s.IDs)
 		if len(ids[i]) == 0 {
 			ids[i] = empty
 		}
@@ -336,29 +268,17 @@ func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*n
 
 // decode rebuilds an encoder from a model file.
 func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[float32], error) {
-	var sc specConfig
-	if err := json.Unmarshal(spec.Config, &sc); err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	cfg, err := ParseConfig(sc.Config)
+	cfgJSON, tok, err := encoder.ParseHFSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := hftokenizer.Parse(sc.Tokenizer)
+	cfg, err := ParseConfig(cfgJSON)
 	if err != nil {
 		return nil, err
-	}
-	if tok.Identity() != spec.Tokenizer {
-		return nil, fmt.Errorf("the tokenizer is %s, the configuration says %s: the file is corrupt", tok.Identity(), spec.Tokenizer)
 	}
 	// Every value the configuration needs must be in the file before
 	// anything of its size is allocated.
-	total := 0
-	for _, t := range tensors {
-		if strings.HasPrefix(t.Name, encoder.TensorPrefix) {
-			total += len(t.Data)
-		}
-	}
+	total := encoder.EncoderValues(tensors)
 	if want := paramCount(cfg); total != want {
 		return nil, fmt.Errorf("the file holds %d encoder values, config.json needs %d", total, want)
 	}
@@ -366,7 +286,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 	if err := encoder.LoadParams(m.Params(), encoder.TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
-	e, err := newEncoder(cfg, sc.Config, m, tok)
+	e, err := newEncoder(cfg, cfgJSON, m, tok)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package modernbert
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,169 +10,35 @@ import (
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 )
 
 // expected.json and the tiny checkpoints are written by
 // scripts/reference/modernbert-reference.py (a plain-PyTorch forward pass).
-type expected map[string]struct {
-	Texts []struct {
-		Text string `json:"text"`
-		IDs  []int  `json:"ids"`
-	} `json:"texts"`
-	Pairs []struct {
-		A           string    `json:"a"`
-		B           string    `json:"b"`
-		IDs         []int     `json:"ids"`
-		Logits      []float64 `json:"logits"`
-		StatesFirst []float64 `json:"states_first"`
-		StatesLast  []float64 `json:"states_last"`
-	} `json:"pairs"`
-}
-
-const tol = 1e-4
-
 var checkpoints = []string{"tiny-modernbert", "tiny-modernbert-mean"}
 
-func readExpected(t testing.TB) expected {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e expected
-	if err := json.Unmarshal(data, &e); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func near(t *testing.T, what string, got []float32, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i]) - want[i]); !(d <= tol) {
-			t.Fatalf("%s[%d] = %v, want %v (diff %.2g > %g)", what, i, got[i], want[i], d, tol)
-		}
-	}
-}
-
-// logits applies the head as ModernBertForSequenceClassification does,
-// in float64: classifier(norm(act(dense(pooled)))), pooled the [CLS] state
-// or the mean of the rows.
-func logits(t *testing.T, hd *bert.Head, rows [][]float32) []float64 {
-	t.Helper()
-	h := len(rows[0])
-	pooled := make([]float64, h)
-	if hd.Mean {
-		for _, r := range rows {
-			for i, v := range r {
-				pooled[i] += float64(v) / float64(len(rows))
-			}
-		}
-	} else {
-		for i, v := range rows[0] {
-			pooled[i] = float64(v)
-		}
-	}
-	dense := make([]float64, h)
-	var mu float64
-	for o := range dense {
-		s := 0.0
-		if hd.PoolerB != nil {
-			s = float64(hd.PoolerB.Data[o])
-		}
-		for i := 0; i < h; i++ {
-			s += pooled[i] * float64(hd.PoolerW.Data[i*h+o])
-		}
-		switch hd.Act {
-		case bert.HeadGELU:
-			s = 0.5 * s * (1 + math.Erf(s/math.Sqrt2))
-		default:
-			t.Fatalf("head activation %q", hd.Act)
-		}
-		dense[o] = s
-		mu += s / float64(h)
-	}
-	var va float64
-	for _, v := range dense {
-		va += (v - mu) * (v - mu) / float64(h)
-	}
-	for o, v := range dense {
-		dense[o] = (v - mu) / math.Sqrt(va+hd.NormEps) * float64(hd.NormW.Data[o])
-		if hd.NormB != nil {
-			dense[o] += float64(hd.NormB.Data[o])
-		}
-	}
-	n := hd.ClassifierB.Len()
-	out := make([]float64, n)
-	for o := range out {
-		s := float64(hd.ClassifierB.Data[o])
-		for i := 0; i < h; i++ {
-			s += dense[i] * float64(hd.ClassifierW.Data[i*n+o])
-		}
-		out[o] = s
-	}
-	return out
-}
-
+// The head is ModernBertForSequenceClassification's,
+// classifier(norm(act(dense(pooled)))), pooled the [CLS] state or the
+// mean of the rows as config.json's classifier_pooling says.
 func TestConformance(t *testing.T) {
-	exp := readExpected(t)
-	for _, dir := range checkpoints {
-		t.Run(dir, func(t *testing.T) {
-			e, err := Load(filepath.Join("testdata", dir))
+	exp := encodertest.ReadHFExpected(t, filepath.Join("testdata", "expected.json"))
+	for _, tc := range []struct {
+		dir  string
+		mean bool
+	}{
+		{"tiny-modernbert", false},
+		{"tiny-modernbert-mean", true},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			e, err := Load(filepath.Join("testdata", tc.dir))
 			if err != nil {
 				t.Fatal(err)
 			}
-			hd := e.Head()
-			if hd == nil || hd.ClassifierW == nil || hd.NormW == nil {
-				t.Fatal("no classification head")
-			}
-			if hd.Mean != (dir == "tiny-modernbert-mean") {
-				t.Errorf("head.Mean = %v", hd.Mean)
-			}
-			for _, tx := range exp[dir].Texts {
-				if got := e.Tokenize(tx.Text).IDs; !slices.Equal(got, tx.IDs) && len(got)+len(tx.IDs) > 0 {
-					t.Errorf("Tokenize(%q) = %v, want %v", tx.Text, got, tx.IDs)
-				}
-			}
-			pairs := exp[dir].Pairs
-			if len(pairs) == 0 {
-				t.Fatal("no fixtures")
-			}
-			var seqs []encoder.Sequence
-			for _, p := range pairs {
-				seq := e.Pair(e.Tokenize(p.A), e.Tokenize(p.B))
-				if !slices.Equal(seq.IDs, p.IDs) {
-					t.Fatalf("Pair(%q, %q) ids %v, want %v", p.A, p.B, seq.IDs, p.IDs)
-				}
-				if seq.Types != nil {
-					t.Errorf("token types %v for a model without them", seq.Types)
-				}
-				seqs = append(seqs, seq)
-			}
-			// One padded batch: padding must not change the real rows.
-			tp := nn.NewTape[float32](nil, 0)
-			tp.SetTrain(false)
-			x, T := e.EncodeBatch(tp, seqs)
-			h := e.Dim()
-			for b, p := range pairs {
-				data := x.Value.Data[b*T*h : (b*T+len(p.IDs))*h]
-				var rows [][]float32
-				for i := 0; i < len(p.IDs); i++ {
-					rows = append(rows, data[i*h:(i+1)*h])
-				}
-				near(t, p.A+": states[0]", rows[0], p.StatesFirst)
-				near(t, p.A+": states[-1]", rows[len(rows)-1], p.StatesLast)
-				got := logits(t, hd, rows)
-				for i := range got {
-					if d := math.Abs(got[i] - p.Logits[i]); !(d <= tol) {
-						t.Fatalf("%s: logits[%d] = %v, want %v", p.A, i, got[i], p.Logits[i])
-					}
-				}
-			}
+			encodertest.CheckHF(t, encodertest.HFCase{
+				Enc: e, Fixture: exp[tc.dir], Head: e.Head(),
+				Formula: encodertest.HFHead{Act: bert.HeadGELU, Norm: true, Mean: tc.mean},
+			})
 		})
 	}
 }
@@ -339,20 +204,7 @@ func TestConfigLayerTypes(t *testing.T) {
 
 func copyCheckpoint(t *testing.T, name string, edit func(cfg string) string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "config.json" && edit != nil {
-			data = []byte(edit(string(data)))
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return encodertest.CopyCheckpoint(t, filepath.Join("testdata", name), []string{"config.json", "model.safetensors", "tokenizer.json"}, edit)
 }
 
 func TestShapeErrors(t *testing.T) {

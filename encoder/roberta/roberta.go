@@ -15,15 +15,9 @@
 package roberta
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/encoder/bert"
@@ -59,29 +53,21 @@ type Encoder struct {
 	cfg      *Config
 	cfgJSON  []byte
 	m        *bert.Model
-	tok      *hftokenizer.Tokenizer
+	tpl      *encoder.HFTemplate
 	head     *bert.Head
 	identity string
-	offset   int // where sequence A starts in the single template
 }
 
 // Load reads a checkpoint folder: config.json, model.safetensors,
 // tokenizer.json and, for sentence-transformers models, modules.json and
 // 1_Pooling/config.json.
 func Load(dir string) (*Encoder, error) {
-	cfgData, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	cfgData, cfg, err := encoder.ReadHFConfig(dir, "roberta", ParseConfig)
 	if err != nil {
-		return nil, fmt.Errorf("roberta: %w", err)
+		return nil, err
 	}
-	cfg, err := ParseConfig(cfgData)
+	tok, err := encoder.LoadHFTokenizer(dir, "roberta", " (the vocab.json/merges.txt and sentencepiece.bpe.model forms are not read)")
 	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, dir)
-	}
-	tok, err := hftokenizer.Load(filepath.Join(dir, "tokenizer.json"))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("roberta: %s has no tokenizer.json (the vocab.json/merges.txt and sentencepiece.bpe.model forms are not read)", dir)
-		}
 		return nil, err
 	}
 	tensors, err := encoder.ReadHFSafetensors(dir, "roberta")
@@ -104,17 +90,11 @@ func Load(dir string) (*Encoder, error) {
 }
 
 func newEncoder(cfg *Config, cfgJSON []byte, m *bert.Model, tok *hftokenizer.Tokenizer) (*Encoder, error) {
-	if tok.VocabSize() > cfg.BERT.VocabSize {
-		return nil, fmt.Errorf("roberta: tokenizer.json has %d tokens, the model embeds %d (vocab_size)", tok.VocabSize(), cfg.BERT.VocabSize)
+	tpl, err := encoder.NewHFTemplate("roberta", tok, cfg.BERT.VocabSize, cfg.BERT.TypeVocabSize, min(cfg.BERT.MaxPositionEmbeddings, maxSeq))
+	if err != nil {
+		return nil, err
 	}
-	e := &Encoder{cfg: cfg, cfgJSON: cfgJSON, m: m, tok: tok}
-	single, _ := tok.Single([]int{-1})
-	e.offset = slices.Index(single, -1)
-	if e.offset < 0 {
-		return nil, errors.New("roberta: tokenizer.json: the post-processor's single template has no sequence")
-	}
-	e.identity = encoder.WeightsIdentity(m.Params())
-	return e, nil
+	return &Encoder{cfg: cfg, cfgJSON: cfgJSON, m: m, tpl: tpl, identity: encoder.WeightsIdentity(m.Params())}, nil
 }
 
 // build maps HF's tensors onto a BERT model of the equivalent config, and
@@ -133,28 +113,13 @@ func build(cfg *Config, list []safetensors.Tensor) (*bert.Model, *bert.Head, err
 		nt["embeddings.position_embeddings.weight"] = pos[(cfg.PaddingIdx+1)*h:]
 	}
 	nt["embeddings.token_type_embeddings.weight"] = src.Get("embeddings.token_type_embeddings.weight", c.TypeVocabSize, h)
-	norm := func(hf, as string) {
-		nt[as+".gain"] = src.Get(hf+".weight", h)
-		nt[as+".bias"] = src.Get(hf+".bias", h)
-	}
-	linear := func(hf, as string, out, in int) {
-		if w := src.Get(hf+".weight", out, in); w != nil {
-			nt[as+".weight"] = encoder.Transpose(w, out, in)
-		}
-		nt[as+".bias"] = src.Get(hf+".bias", out)
-	}
+	norm := func(hf, as string) { src.Norm(nt, hf, as, h) }
+	linear := func(hf, as string, out, in int) { src.Linear(nt, hf, as, out, in, true) }
 	norm("embeddings.LayerNorm", "embeddings.norm")
 	for i := 0; i < c.NumHiddenLayers && len(src.Errs) == 0; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		// Query, key and value are one [H, 3H] projection in nn.
-		qkv, qkvB := make([]float32, 0, 3*h*h), make([]float32, 0, 3*h)
-		for _, n := range []string{"query", "key", "value"} {
-			w, b := src.Get(p+"attention.self."+n+".weight", h, h), src.Get(p+"attention.self."+n+".bias", h)
-			qkv, qkvB = append(qkv, w...), append(qkvB, b...)
-		}
-		if len(src.Errs) == 0 {
-			nt[p+"attn.qkv.weight"], nt[p+"attn.qkv.bias"] = encoder.Transpose(qkv, 3*h, h), qkvB
-		}
+		src.QKV(nt, p+"attention.self.", [3]string{"query", "key", "value"}, p+"attn.qkv", h)
 		linear(p+"attention.output.dense", p+"attn.out", h, h)
 		norm(p+"attention.output.LayerNorm", p+"norm1")
 		linear(p+"intermediate.dense", p+"ffn.in", inter, h)
@@ -204,28 +169,8 @@ func readHead(cfg *Config, src *encoder.HFTensors) (*bert.Head, error) {
 		}
 		return &bert.Head{PoolerW: tensor(w, h, h), PoolerB: nn.FromSlice(slices.Clone(b), h)}, nil
 	}
-	top := &encoder.HFTensors{ByName: src.ByName, Family: "roberta"}
-	ct, ok := src.ByName["classifier.out_proj.weight"]
-	if !ok {
-		return nil, fmt.Errorf(`roberta: model.safetensors: missing tensor "classifier.out_proj.weight" (a %s has a classification head)`, cfg.Architecture)
-	}
-	if len(ct.Shape) != 2 || ct.Shape[1] != h || ct.Shape[0] < 1 || ct.Shape[0] > 1<<16 {
-		return nil, fmt.Errorf(`roberta: model.safetensors: tensor "classifier.out_proj.weight" has shape %v, want [num_labels %d]`, ct.Shape, h)
-	}
-	n := ct.Shape[0]
-	if cfg.BERT.NumLabels != 0 && n != cfg.BERT.NumLabels {
-		return nil, fmt.Errorf(`roberta: model.safetensors: tensor "classifier.out_proj.weight" has %d rows but config.json has %d labels`, n, cfg.BERT.NumLabels)
-	}
-	dw, db := top.Get("classifier.dense.weight", h, h), top.Get("classifier.dense.bias", h)
-	ow, ob := top.Get("classifier.out_proj.weight", n, h), top.Get("classifier.out_proj.bias", n)
-	if len(top.Errs) > 0 {
-		return nil, top.Errs[0]
-	}
-	cfg.BERT.NumLabels = n
-	return &bert.Head{
-		PoolerW: tensor(dw, h, h), PoolerB: nn.FromSlice(slices.Clone(db), h),
-		ClassifierW: tensor(ow, n, h), ClassifierB: nn.FromSlice(slices.Clone(ob), n),
-	}, nil
+	// The dense layer's tanh is BERT's pooler's, Head's default.
+	return bert.ReadHead(src, h, &cfg.BERT.NumLabels, cfg.Architecture, "classifier.dense", "classifier.out_proj", "")
 }
 
 // Config returns the checkpoint's configuration.
@@ -235,63 +180,34 @@ func (e *Encoder) Config() *Config { return e.cfg }
 func (e *Encoder) Model() *bert.Model { return e.m }
 
 // Tokenizer returns the tokenizer.
-func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tok }
+func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tpl.Tok }
 
 // Head returns the classification head as BERT's pooler and classifier
 // (dense+tanh is the pooler, out_proj the classifier), or nil.
 func (e *Encoder) Head() *bert.Head { return e.head }
 
-// specConfig is Spec.Config: config.json and tokenizer.json as they were
-// (the tokenizer's bytes are its identity).
-type specConfig struct {
-	Config    json.RawMessage `json:"config"`
-	Tokenizer []byte          `json:"tokenizer"`
-}
-
 // Spec implements encoder.Encoder.
 func (e *Encoder) Spec() encoder.Spec {
-	js, _ := json.Marshal(specConfig{Config: e.cfgJSON, Tokenizer: e.tok.JSON()})
-	return encoder.Spec{Kind: Kind, Tokenizer: e.tok.Identity(), Identity: e.identity, Dim: e.Dim(), Config: js}
+	return encoder.HFSpec(Kind, e.cfgJSON, e.tpl.Tok, e.identity, e.Dim())
 }
 
 // MaxLen implements encoder.PairEncoder: the positions after the padding
 // offset, at most 512.
-func (e *Encoder) MaxLen() int { return min(e.cfg.BERT.MaxPositionEmbeddings, maxSeq) }
+func (e *Encoder) MaxLen() int { return e.tpl.MaxLen }
 
 // Dim implements encoder.Encoder: hidden_size.
 func (e *Encoder) Dim() int { return e.cfg.BERT.HiddenSize }
 
 // Tokenize implements encoder.Encoder: the tokenizer's tokens, cut to
 // leave room for the single template's special tokens.
-func (e *Encoder) Tokenize(s string) encoder.Tokens {
-	toks, ids := e.tok.Encode(s)
-	n := min(len(ids), max(e.MaxLen()-e.tok.Added(false), 0))
-	return encoder.Tokens{Text: toks[:n], IDs: ids[:n]}
-}
+func (e *Encoder) Tokenize(s string) encoder.Tokens { return e.tpl.Tokenize(s) }
 
 // Encode implements encoder.Encoder: the states of the single template
 // (<s> t </s>) without the special tokens' rows.
 func (e *Encoder) Encode(tp *nn.Tape[float32], t encoder.Tokens) *nn.Var[float32] {
-	body := e.clip(t.IDs)
-	body = body[:min(len(body), max(e.MaxLen()-e.tok.Added(false), 0))]
-	ids, _ := e.tok.Single(body)
+	ids, lo, hi := e.tpl.Single(t.IDs)
 	x := e.m.Forward(tp, ids, nil)
-	if len(body) == 0 {
-		return tp.Rows(x, 0, 0)
-	}
-	return tp.Rows(x, e.offset, e.offset+len(body))
-}
-
-// clip maps ids outside the vocabulary to the unknown token.
-func (e *Encoder) clip(ids []int) []int {
-	unk := max(e.tok.UnknownID(), 0)
-	out := slices.Clone(ids)
-	for i, id := range out {
-		if id < 0 || id >= e.cfg.BERT.VocabSize {
-			out[i] = unk
-		}
-	}
-	return out
+	return tp.Rows(x, lo, hi)
 }
 
 // Params implements encoder.Encoder.
@@ -305,53 +221,27 @@ func (e *Encoder) Tensors() []safetensors.Tensor {
 // Pair implements encoder.PairEncoder: the tokenizer's pair template
 // (<s> a </s></s> b </s>), truncated longest-first. Token types are given
 // only when the model embeds more than one.
-func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence {
-	x, y := e.clip(a.IDs), e.clip(b.IDs)
-	for len(x)+len(y) > max(e.MaxLen()-e.tok.Added(true), 0) && len(x)+len(y) > 0 {
-		if len(x) > len(y) {
-			x = x[:len(x)-1]
-		} else {
-			y = y[:len(y)-1]
-		}
-	}
-	ids, types := e.tok.Pair(x, y)
-	if e.cfg.BERT.TypeVocabSize <= 1 || slices.Max(append(types, 0)) >= e.cfg.BERT.TypeVocabSize {
-		types = nil
-	}
-	return encoder.Sequence{IDs: ids, Types: types}
-}
+func (e *Encoder) Pair(a, b encoder.Tokens) encoder.Sequence { return e.tpl.Pair(a, b) }
 
 // EncodeBatch implements encoder.PairEncoder.
 func (e *Encoder) EncodeBatch(tp *nn.Tape[float32], seqs []encoder.Sequence) (*nn.Var[float32], int) {
-	empty, _ := e.tok.Single(nil)
+	empty := e.tpl.Empty()
 	return e.m.ForwardSequences(tp, seqs, empty)
 }
 
 // decode rebuilds an encoder from a model file.
 func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[float32], error) {
-	var sc specConfig
-	if err := json.Unmarshal(spec.Config, &sc); err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	cfg, err := ParseConfig(sc.Config)
+	cfgJSON, tok, err := encoder.ParseHFSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := hftokenizer.Parse(sc.Tokenizer)
+	cfg, err := ParseConfig(cfgJSON)
 	if err != nil {
 		return nil, err
-	}
-	if tok.Identity() != spec.Tokenizer {
-		return nil, fmt.Errorf("the tokenizer is %s, the configuration says %s: the file is corrupt", tok.Identity(), spec.Tokenizer)
 	}
 	// Every value the configuration needs must be in the file before
 	// anything of its size is allocated.
-	total := 0
-	for _, t := range tensors {
-		if strings.HasPrefix(t.Name, encoder.TensorPrefix) {
-			total += len(t.Data)
-		}
-	}
+	total := encoder.EncoderValues(tensors)
 	c := &cfg.BERT
 	h, in := c.HiddenSize, c.IntermediateSize
 	want := (c.VocabSize+c.MaxPositionEmbeddings+c.TypeVocabSize)*h + 2*h + c.NumHiddenLayers*(4*h*h+2*h*in+in+9*h)
@@ -365,7 +255,7 @@ func decode(spec encoder.Spec, tensors []safetensors.Tensor) (encoder.Encoder[fl
 	if err := encoder.LoadParams(m.Params(), encoder.TensorPrefix, tensors); err != nil {
 		return nil, err
 	}
-	e, err := newEncoder(cfg, sc.Config, m, tok)
+	e, err := newEncoder(cfg, cfgJSON, m, tok)
 	if err != nil {
 		return nil, err
 	}

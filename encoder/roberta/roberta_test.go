@@ -1,8 +1,6 @@
 package roberta
 
 import (
-	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,112 +8,27 @@ import (
 	"testing"
 
 	"github.com/as2/as2/encoder"
+	"github.com/as2/as2/encoder/bert"
+	"github.com/as2/as2/encoder/encodertest"
 	"github.com/as2/as2/nn"
 )
 
 // expected.json and the tiny checkpoints are written by
 // scripts/reference/roberta-reference.py (a plain-PyTorch forward pass).
-type expected map[string]struct {
-	Pairs []struct {
-		A           string    `json:"a"`
-		B           string    `json:"b"`
-		IDs         []int     `json:"ids"`
-		Logits      []float64 `json:"logits"`
-		StatesFirst []float64 `json:"states_first"`
-		StatesLast  []float64 `json:"states_last"`
-	} `json:"pairs"`
-}
-
-const tol = 1e-4
-
-func readExpected(t *testing.T) expected {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e expected
-	if err := json.Unmarshal(data, &e); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func near(t *testing.T, what string, got []float32, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i]) - want[i]); !(d <= tol) {
-			t.Fatalf("%s[%d] = %v, want %v (diff %.2g > %g)", what, i, got[i], want[i], d, tol)
-		}
-	}
-}
-
-// logits applies the head (BERT's pooler and classifier layout) to the
-// <s> state, as RobertaClassificationHead does.
-func logits(e *Encoder, cls []float32) []float32 {
-	hd := e.Head()
-	h := len(cls)
-	pooled := make([]float32, h)
-	for o := 0; o < h; o++ {
-		s := float64(hd.PoolerB.Data[o])
-		for i := 0; i < h; i++ {
-			s += float64(cls[i]) * float64(hd.PoolerW.Data[i*h+o])
-		}
-		pooled[o] = float32(math.Tanh(s))
-	}
-	n := hd.ClassifierB.Shape[0]
-	out := make([]float32, n)
-	for o := 0; o < n; o++ {
-		s := float64(hd.ClassifierB.Data[o])
-		for i := 0; i < h; i++ {
-			s += float64(pooled[i]) * float64(hd.ClassifierW.Data[i*n+o])
-		}
-		out[o] = float32(s)
-	}
-	return out
-}
-
+// The head is RobertaClassificationHead: BERT's pooler (tanh) and
+// classifier layout on the <s> state.
 func TestConformance(t *testing.T) {
-	exp := readExpected(t)
+	exp := encodertest.ReadHFExpected(t, filepath.Join("testdata", "expected.json"))
 	for _, dir := range []string{"tiny-roberta", "tiny-xlm-roberta"} {
 		t.Run(dir, func(t *testing.T) {
 			e, err := Load(filepath.Join("testdata", dir))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Head() == nil || e.Head().ClassifierW == nil {
-				t.Fatal("no classification head")
-			}
-			pairs := exp[dir].Pairs
-			if len(pairs) == 0 {
-				t.Fatal("no fixtures")
-			}
-			var seqs []encoder.Sequence
-			for _, p := range pairs {
-				seq := e.Pair(e.Tokenize(p.A), e.Tokenize(p.B))
-				if !slices.Equal(seq.IDs, p.IDs) {
-					t.Fatalf("Pair(%q, %q) ids %v, want %v", p.A, p.B, seq.IDs, p.IDs)
-				}
-				if seq.Types != nil {
-					t.Errorf("token types %v for a one-type model", seq.Types)
-				}
-				seqs = append(seqs, seq)
-			}
-			// One padded batch: padding must not change the real rows.
-			tp := nn.NewTape[float32](nil, 0)
-			tp.SetTrain(false)
-			x, T := e.EncodeBatch(tp, seqs)
-			h := e.Dim()
-			for b, p := range pairs {
-				rows := x.Value.Data[b*T*h : (b*T+len(p.IDs))*h]
-				first, last := rows[:h], rows[len(rows)-h:]
-				near(t, p.A+": states[0]", first, p.StatesFirst)
-				near(t, p.A+": states[-1]", last, p.StatesLast)
-				near(t, p.A+": logits", logits(e, first), p.Logits)
-			}
+			encodertest.CheckHF(t, encodertest.HFCase{
+				Enc: e, Fixture: exp[dir], Head: e.Head(),
+				Formula: encodertest.HFHead{Act: bert.HeadTanh},
+			})
 		})
 	}
 }
@@ -182,26 +95,9 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestShapeError(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join("testdata", "tiny-roberta")
-	for _, f := range []string{"model.safetensors", "tokenizer.json"} {
-		data, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := os.ReadFile(filepath.Join(src, "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = []byte(strings.Replace(string(cfg), `"intermediate_size": 64`, `"intermediate_size": 48`, 1))
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Load(dir)
+	dir := encodertest.CopyCheckpoint(t, filepath.Join("testdata", "tiny-roberta"), []string{"config.json", "model.safetensors", "tokenizer.json"},
+		encodertest.Replace(t, `"intermediate_size": 64`, `"intermediate_size": 48`))
+	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), `"roberta.encoder.layer.0.intermediate.dense.weight" has shape [64 32], want [48 32]`) {
 		t.Errorf("error %v, want one naming the misshapen tensor", err)
 	}
