@@ -1,8 +1,11 @@
 package nn
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // TapeCache keeps inference tapes between calls. A sync.Pool is emptied
@@ -51,3 +54,56 @@ func (c *TapeCache[T]) Len() int {
 	defer c.mu.Unlock()
 	return len(c.free)
 }
+
+// Run calls work(tp, k) for every k < n on up to GOMAXPROCS goroutines,
+// each with a tape of the cache, reset before each call. Before each call
+// it checks caller's context (CheckContext), so that a request past its
+// deadline stops within one call. A panic in a worker is raised again in
+// the caller, with the worker's stack.
+func (c *TapeCache[T]) Run(caller *Tape[T], n int, work func(tp *Tape[T], k int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failure any
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					switch _, stop := r.(canceled); {
+					case stop: // the context's stop, which upstream recovers as the request's error
+						failure = r
+					case failure == nil:
+						failure = workerPanic{r, debug.Stack()}
+					}
+					mu.Unlock()
+				}
+			}()
+			tp := c.Get()
+			defer c.Put(tp)
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= n {
+					return
+				}
+				caller.CheckContext()
+				tp.Reset()
+				work(tp, k)
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+}
+
+// workerPanic is a worker's panic and where it happened.
+type workerPanic struct {
+	value any
+	stack []byte
+}
+
+func (p workerPanic) String() string { return fmt.Sprintf("%v\n\nin a worker:\n%s", p.value, p.stack) }

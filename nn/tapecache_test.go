@@ -1,7 +1,11 @@
 package nn
 
 import (
+	"context"
+	"fmt"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -35,5 +39,50 @@ func TestTapeCache(t *testing.T) {
 	}
 	if len(c.free) != 0 {
 		t.Fatalf("%d tapes left after taking all", len(c.free))
+	}
+}
+
+// TestTapeCacheRun checks that Run calls work once for every k, that a
+// worker's panic reaches the caller with the worker's stack, and that a
+// context's stop reaches ScoresContext as the context's error.
+func TestTapeCacheRun(t *testing.T) {
+	var c TapeCache[float32]
+	caller := NewTape[float32](nil, 0)
+	var mu sync.Mutex
+	seen := map[int]int{}
+	c.Run(caller, 37, func(tp *Tape[float32], k int) {
+		tp.Alloc(4)
+		mu.Lock()
+		seen[k]++
+		mu.Unlock()
+	})
+	for k := range 37 {
+		if seen[k] != 1 {
+			t.Fatalf("work(%d) called %d times", k, seen[k])
+		}
+	}
+	func() {
+		defer func() {
+			r := recover()
+			if s := fmt.Sprint(r); !strings.Contains(s, "boom") || !strings.Contains(s, "in a worker") {
+				t.Errorf("panic %q, want the worker's, with its stack", s)
+			}
+		}()
+		c.Run(caller, 5, func(tp *Tape[float32], k int) {
+			if k == 3 {
+				panic("boom")
+			}
+		})
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var p TapePool[float32]
+	_, err := p.ScoresContext(context.Background(), func(tp *Tape[float32]) *Var[float32] {
+		tp.ctx = ctx
+		c.Run(tp, 4, func(*Tape[float32], int) {})
+		return tp.Const(FromSlice([]float32{1}, 1))
+	})
+	if err != context.Canceled {
+		t.Errorf("error %v, want %v", err, context.Canceled)
 	}
 }

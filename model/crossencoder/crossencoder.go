@@ -31,11 +31,8 @@ package crossencoder
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/as2/as2/dataset"
 	"github.com/as2/as2/encoder"
@@ -616,41 +613,12 @@ func (n *net) forwardRecomputed(tp *nn.Tape[float32], seqs []encoder.Sequence, b
 // tape carries, so a request past its deadline stops within a bucket.
 func (n *net) infer(caller *nn.Tape[float32], seqs []encoder.Sequence, bs [][]int) []float32 {
 	out := make([]float32, len(seqs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failure any
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(bs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					failure = r
-					mu.Unlock()
-				}
-			}()
-			tp := n.tapes.Get()
-			defer n.tapes.Put(tp)
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(bs) {
-					return
-				}
-				caller.CheckContext()
-				tp.Reset()
-				s := n.scoreBatch(tp, seqs, bs[k])
-				for j, i := range bs[k] {
-					out[i] = s.Value.Data[j]
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if failure != nil {
-		panic(failure)
-	}
+	n.tapes.Run(caller, len(bs), func(tp *nn.Tape[float32], k int) {
+		s := n.scoreBatch(tp, seqs, bs[k])
+		for j, i := range bs[k] {
+			out[i] = s.Value.Data[j]
+		}
+	})
 	return out
 }
 

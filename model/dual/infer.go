@@ -1,10 +1,7 @@
 package dual
 
 import (
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/as2/as2/encoder"
 	"github.com/as2/as2/nn"
@@ -53,51 +50,22 @@ func (n *net[T]) inferBatched(caller *nn.Tape[float32], in *input[float32]) (*nn
 	}
 	vecs := make([][]float32, len(sents))
 	bs := lengthBatches(sents, inferTokens)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failure any
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(bs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					failure = r
-					mu.Unlock()
-				}
-			}()
-			tp := f.batchTapes.Get()
-			defer f.batchTapes.Put(tp)
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(bs) {
-					return
-				}
-				caller.CheckContext()
-				tp.Reset()
-				batch := make([]encoder.Tokens, len(bs[k]))
-				for j, i := range bs[k] {
-					batch[j] = sents[i]
-				}
-				x, t := be.EncodeTokensBatch(tp, batch)
-				for j, i := range bs[k] {
-					tw := f.a
-					if i == 0 {
-						tw = f.q
-					}
-					l := max(min(len(sents[i].IDs), t), 1)
-					v, _ := f.embed(tp, tw, tp.Rows(x, j*t, j*t+l), false)
-					vecs[i] = append([]float32(nil), v.Value.Data...)
-				}
+	f.batchTapes.Run(caller, len(bs), func(tp *nn.Tape[float32], k int) {
+		batch := make([]encoder.Tokens, len(bs[k]))
+		for j, i := range bs[k] {
+			batch[j] = sents[i]
+		}
+		x, t := be.EncodeTokensBatch(tp, batch)
+		for j, i := range bs[k] {
+			tw := f.a
+			if i == 0 {
+				tw = f.q
 			}
-		}()
-	}
-	wg.Wait()
-	if failure != nil {
-		panic(failure)
-	}
+			l := max(min(len(sents[i].IDs), t), 1)
+			v, _ := f.embed(tp, tw, tp.Rows(x, j*t, j*t+l), false)
+			vecs[i] = append([]float32(nil), v.Value.Data...)
+		}
+	})
 	// Section 3.2: the score is the inner product with the question's vector.
 	q := vecs[0]
 	scores := make([]float32, len(in.Candidates))
