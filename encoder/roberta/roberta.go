@@ -179,6 +179,10 @@ func (e *Encoder) Config() *Config { return e.cfg }
 // Model returns the BERT-shaped model that runs the encoder.
 func (e *Encoder) Model() *bert.Model { return e.m }
 
+// Linears returns the linear layers int8 inference runs as int8 (package
+// model/quant): the BERT layers'.
+func (e *Encoder) Linears() []*nn.Linear[float32] { return e.m.Linears() }
+
 // Tokenizer returns the tokenizer.
 func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tpl.Tok }
 

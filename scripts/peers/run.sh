@@ -22,6 +22,10 @@
 #
 #   scripts/peers/run.sh            # from the repository root
 #   THREADS=2 ROUNDS=2 REPEATS=3 WORK=/tmp/as2-peers scripts/peers/run.sh
+#
+# The Hugging Face families' base shapes (XLM-R, RoBERTa, DistilBERT,
+# ELECTRA, DeBERTa-v3, ModernBERT) against PyTorch run alone, with
+# scripts/peers/families.sh (issue 60).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."

@@ -143,19 +143,22 @@ def gelu(x):
     return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
 
 
-def layers(g, x, add, eps=EPS):
+def layers(g, x, add, eps=EPS, lin=None, hidden=HIDDEN, n_layers=LAYERS, n_heads=HEADS):
     """The post-norm layers over x [B, T, H]; g holds float64 weights under
     names without prefix, add is the additive attention mask [B, 1, 1, T]
-    (or 0). roberta-reference.py runs its layers with this too."""
+    (or 0). roberta-reference.py runs its layers with this too, and
+    scripts/peers/families.py at base sizes, with its own lin(y, name)
+    (float32 or int8 nn.Linear modules)."""
     B, T, _ = x.shape
-    lin = lambda y, n: y @ g[n + ".weight"].T + g[n + ".bias"]
-    dh = HIDDEN // HEADS
-    for i in range(LAYERS):
+    if lin is None:
+        lin = lambda y, n: y @ g[n + ".weight"].T + g[n + ".bias"]
+    dh = hidden // n_heads
+    for i in range(n_layers):
         n = f"encoder.layer.{i}."
-        heads = lambda y: y.view(B, T, HEADS, dh).transpose(1, 2)  # [B, h, T, dh]
+        heads = lambda y: y.view(B, T, n_heads, dh).transpose(1, 2)  # [B, h, T, dh]
         q, k, v = (heads(lin(x, n + "attention.self." + s)) for s in ("query", "key", "value"))
         scores = q @ k.transpose(-1, -2) / math.sqrt(dh) + add  # Vaswani et al. eq. 1
-        ctx = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(B, T, HIDDEN)
+        ctx = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(B, T, hidden)
         x = layer_norm(x + lin(ctx, n + "attention.output.dense"),
                        g[n + "attention.output.LayerNorm.weight"], g[n + "attention.output.LayerNorm.bias"], eps)
         h = gelu(lin(x, n + "intermediate.dense"))

@@ -260,7 +260,26 @@ def forward(w, f, ids, types):
     if f["embedding_size"] != HIDDEN:
         x = lin(p + "embeddings.embed_proj", x)
     x = ln(p + "embeddings.LayerNorm", x)
+    x = layers(g, f, x)
+    pooled = act(f["pooler_hidden_act"], lin("pooler.dense", x[0]))
+    return x, lin("classifier", pooled)
 
+
+def layers(g, f, x, lin=None, hidden=HIDDEN, n_layers=LAYERS, n_heads=HEADS):
+    """The layers over x [T, H], or a batch [B, T, H] of unpadded sequences
+    of one length; g holds the weights under their full names (float64
+    here). scripts/peers/families.py runs them at base sizes with its own
+    lin(name, x) (float32 or int8 nn.Linear modules)."""
+    p = "deberta."
+    if lin is None:
+        def lin(name, y):
+            z = y @ g[name + ".weight"].T
+            return z + g[name + ".bias"] if name + ".bias" in g else z
+
+    def ln(name, y):
+        return bert.layer_norm(y, g[name + ".weight"], g[name + ".bias"], EPS)
+
+    n = x.shape[-2]
     s, _ = span(f)
     rel_emb = g[p + "encoder.rel_embeddings.weight"]
     if f["norm_rel_ebd"] == "layer_norm":
@@ -269,33 +288,32 @@ def forward(w, f, ids, types):
     c2p_pos = torch.clamp(rel + s, 0, 2 * s - 1)       # [i, j]: row for Q_i·Kr
     p2c_pos = torch.clamp(-rel.T + s, 0, 2 * s - 1)    # [i, j]: row for K_j·Qr, −δ(j, i)
     types_att = pos_att_types(f)
-    dh = HIDDEN // HEADS
+    dh = hidden // n_heads
     scale = math.sqrt(dh * (1 + len(types_att)))
 
     def heads(y):
-        return y.view(-1, HEADS, dh).transpose(0, 1)  # [heads, rows, dh]
+        return y.view(*y.shape[:-1], n_heads, dh).transpose(-3, -2)  # [..., heads, rows, dh]
 
-    for i in range(LAYERS):
+    for i in range(n_layers):
         q = f"{p}encoder.layer.{i}."
         a = q + "attention.self."
         qh, kh, vh = heads(lin(a + "query_proj", x)), heads(lin(a + "key_proj", x)), heads(lin(a + "value_proj", x))
-        scores = qh @ kh.transpose(1, 2)
+        scores = qh @ kh.transpose(-1, -2)
         pk_name = a + ("key_proj" if f["share_att_key"] else "pos_key_proj")
         pq_name = a + ("query_proj" if f["share_att_key"] else "pos_query_proj")
         if "c2p" in types_att:
-            c2p = qh @ heads(lin(pk_name, rel_emb)).transpose(1, 2)           # [heads, T, 2s]
-            scores = scores + torch.gather(c2p, -1, c2p_pos.expand(HEADS, n, n))
+            c2p = qh @ heads(lin(pk_name, rel_emb)).transpose(-1, -2)         # [..., heads, T, 2s]
+            scores = scores + torch.gather(c2p, -1, c2p_pos.expand(*c2p.shape[:-1], n))
         if "p2c" in types_att:
-            p2c = kh @ heads(lin(pq_name, rel_emb)).transpose(1, 2)           # [heads, T(keys), 2s]
+            p2c = kh @ heads(lin(pq_name, rel_emb)).transpose(-1, -2)         # [..., heads, T(keys), 2s]
             # p2c[h, i, j] = (K_j·Qr)[p2c_pos[i, j]]
-            scores = scores + torch.gather(p2c, -1, p2c_pos.T.expand(HEADS, n, n)).transpose(1, 2)
+            scores = scores + torch.gather(p2c, -1, p2c_pos.T.expand(*p2c.shape[:-1], n)).transpose(-1, -2)
         probs = torch.softmax(scores / scale, -1)
-        ctx = (probs @ vh).transpose(0, 1).reshape(n, HIDDEN)
+        ctx = (probs @ vh).transpose(-3, -2).reshape(*x.shape[:-1], hidden)
         h = ln(q + "attention.output.LayerNorm", lin(q + "attention.output.dense", ctx) + x)
         ff = lin(q + "output.dense", bert.gelu(lin(q + "intermediate.dense", h)))
         x = ln(q + "output.LayerNorm", ff + h)
-    pooled = act(f["pooler_hidden_act"], lin("pooler.dense", x[0]))
-    return x, lin("classifier", pooled)
+    return x
 
 
 def config(f, vocab):

@@ -134,18 +134,30 @@ def distilbert_forward(w, ids, mask):
     x = g[p + "embeddings.word_embeddings.weight"][ids] + g[p + "embeddings.position_embeddings.weight"][torch.arange(T)]
     x = ln(x, p + "embeddings.LayerNorm")
     add = torch.zeros(B, 1, 1, T, dtype=torch.float64).masked_fill(mask[:, None, None, :] == 0, float("-inf"))
-    dh = HIDDEN // HEADS
-    heads = lambda y: y.view(B, T, HEADS, dh).transpose(1, 2)
-    for i in range(LAYERS):
+    return distilbert_layers(g, x, add), g
+
+
+def distilbert_layers(g, x, add, lin=None, hidden=HIDDEN, n_layers=LAYERS, n_heads=HEADS):
+    """The layers over x [B, T, H]; g holds the weights under their full
+    names, add is the additive attention mask. scripts/peers/families.py
+    runs them at base sizes with its own lin(y, name)."""
+    p = "distilbert."
+    B, T, _ = x.shape
+    if lin is None:
+        lin = lambda y, n: y @ g[n + ".weight"].T + g[n + ".bias"]
+    ln = lambda y, n: bert.layer_norm(y, g[n + ".weight"], g[n + ".bias"], EPS)
+    dh = hidden // n_heads
+    heads = lambda y: y.view(B, T, n_heads, dh).transpose(1, 2)
+    for i in range(n_layers):
         n = f"{p}transformer.layer.{i}."
         # DistilBERT scales the queries, not the scores: the same product.
         q = heads(lin(x, n + "attention.q_lin")) / math.sqrt(dh)
         k, v = heads(lin(x, n + "attention.k_lin")), heads(lin(x, n + "attention.v_lin"))
-        ctx = (torch.softmax(q @ k.transpose(-1, -2) + add, -1) @ v).transpose(1, 2).reshape(B, T, HIDDEN)
+        ctx = (torch.softmax(q @ k.transpose(-1, -2) + add, -1) @ v).transpose(1, 2).reshape(B, T, hidden)
         x = ln(lin(ctx, n + "attention.out_lin") + x, n + "sa_layer_norm")
         f = lin(bert.gelu(lin(x, n + "ffn.lin1")), n + "ffn.lin2")
         x = ln(f + x, n + "output_layer_norm")
-    return x, g
+    return x
 
 
 def distilbert_logits(g, first):

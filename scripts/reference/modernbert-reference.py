@@ -209,11 +209,11 @@ ACT = {"gelu": lambda x: torch.nn.functional.gelu(x),
 
 
 def rotary(x, theta):
-    """x [T, heads, dh] rotated by position (rotate-half pairs i, i + dh/2)."""
-    t, _, dh = x.shape
+    """x [..., T, heads, dh] rotated by position (rotate-half pairs i, i + dh/2)."""
+    t, _, dh = x.shape[-3:]
     inv = 1.0 / theta ** (torch.arange(0, dh, 2, dtype=torch.float64) / dh)
     ang = torch.arange(t, dtype=torch.float64)[:, None] * inv[None, :]
-    cos, sin = torch.cos(ang)[:, None, :], torch.sin(ang)[:, None, :]
+    cos, sin = torch.cos(ang)[:, None, :].to(x.dtype), torch.sin(ang)[:, None, :].to(x.dtype)
     x1, x2 = x[..., : dh // 2], x[..., dh // 2:]
     return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
 
@@ -231,30 +231,50 @@ def forward(w, c, ids):
         y = x @ w[name + ".weight"].T
         return y + w[name + ".bias"] if name + ".bias" in w else y
 
-    act = ACT[c["hidden_activation"]]
     x = ln("model.embeddings.norm", w["model.embeddings.tok_embeddings.weight"][torch.tensor(ids)])
-    t = len(ids)
+    x = layers(w, c, x)
+    x = ln("model.final_norm", x)
+    pooled = x.mean(0) if c["classifier_pooling"] == "mean" else x[0]
+    head = ln("head.norm", ACT[c["classifier_activation"]](lin("head.dense", pooled)))
+    return x, lin("classifier", head)
+
+
+def layers(w, c, x, lin=None):
+    """The layers over x [T, H], or a batch [B, T, H] of unpadded sequences
+    of one length. scripts/peers/families.py runs them at base sizes with
+    its own lin(name, x) (float32 or int8 nn.Linear modules)."""
+    h, heads = c["hidden_size"], c["num_attention_heads"]
+    dh = h // heads
+    eps = c["norm_eps"]
+
+    def ln(name, y):
+        return bert.layer_norm(y, w[name + ".weight"], w.get(name + ".bias", torch.zeros(h, dtype=y.dtype)), eps)
+
+    if lin is None:
+        def lin(name, y):
+            z = y @ w[name + ".weight"].T
+            return z + w[name + ".bias"] if name + ".bias" in w else z
+
+    act = ACT[c["hidden_activation"]]
+    t = x.shape[-2]
     local_theta = c["local_rope_theta"] if c["local_rope_theta"] is not None else c["global_rope_theta"]
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
         glob = i % c["global_attn_every_n_layers"] == 0
         a = x if i == 0 else ln(p + "attn_norm", x)
-        qkv = lin(p + "attn.Wqkv", a).view(t, 3, heads, dh)
+        qkv = lin(p + "attn.Wqkv", a).view(*a.shape[:-2], t, 3, heads, dh)
         theta = c["global_rope_theta"] if glob else local_theta
-        q, k, v = rotary(qkv[:, 0], theta), rotary(qkv[:, 1], theta), qkv[:, 2]
-        s = torch.einsum("ihd,jhd->hij", q, k) / math.sqrt(dh)
+        q, k, v = rotary(qkv[..., 0, :, :], theta), rotary(qkv[..., 1, :, :], theta), qkv[..., 2, :, :]
+        s = torch.einsum("...ihd,...jhd->...hij", q, k) / math.sqrt(dh)
         if not glob:
             pos = torch.arange(t)
             far = (pos[:, None] - pos[None, :]).abs() > c["local_attention"] // 2
-            s = s.masked_fill(far[None], float("-inf"))
-        o = torch.einsum("hij,jhd->ihd", torch.softmax(s, dim=-1), v).reshape(t, h)
+            s = s.masked_fill(far, float("-inf"))
+        o = torch.einsum("...hij,...jhd->...ihd", torch.softmax(s, dim=-1), v).reshape(*a.shape[:-2], t, h)
         x = x + lin(p + "attn.Wo", o)
         inp, gate = lin(p + "mlp.Wi", ln(p + "mlp_norm", x)).chunk(2, dim=-1)
         x = x + lin(p + "mlp.Wo", act(inp) * gate)
-    x = ln("model.final_norm", x)
-    pooled = x.mean(0) if c["classifier_pooling"] == "mean" else x[0]
-    head = ln("head.norm", ACT[c["classifier_activation"]](lin("head.dense", pooled)))
-    return x, lin("classifier", head)
+    return x
 
 
 def config(vocab, cls, sep, pad, **kw):
