@@ -51,6 +51,9 @@ func addFlat(spec *blend.Spec, dir, name, from string, w float64) error {
 		if err != nil {
 			return err
 		}
+		if inner.Gate != nil {
+			return fmt.Errorf("%s: a blend with a gate cannot be flattened into another blend", abs)
+		}
 		spec.Bias += w * inner.Bias
 		for i, n := range inner.Rankers {
 			if err := addFlat(spec, dir, n, filepath.Dir(abs), w*inner.Weights[i]); err != nil {

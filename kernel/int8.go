@@ -164,13 +164,14 @@ func quantizeRowGo(q []int8, x []float32, flip int8) float32 {
 	return amax / 127
 }
 
-// int8Scratch holds a call's quantised rows and int32 tile, and a row
-// scaled by the matrix's inScale.
+// int8Scratch holds a call's quantised rows and int32 tile, a row scaled
+// by the matrix's inScale, and the bias padded to whole panels.
 type int8Scratch struct {
 	q      []int8
 	scale  []float32
 	acc    []int32
 	scaled []float32
+	bias   []float32
 }
 
 var int8Pool = sync.Pool{New: func() any { return new(int8Scratch) }}
@@ -179,19 +180,24 @@ var int8Pool = sync.Pool{New: func() any { return new(int8Scratch) }}
 // m rounded up to it, the padding rows computed and dropped.
 const int8Rows = 8
 
-// GemmInt8 computes C = A·Wᵀ + beta·C (row-major; A m×k with stride lda, C
-// m×n with stride ldc; with NewInt8MatrixT's weights, A·W): A is quantised
-// per row to int8, multiplied with W's int8 in int32 on the widest path
-// the CPU runs (AVX-512 VNNI, AVX2, or Go), and scaled back. The error
-// against A times W's float values is at most a_i/2·Σ_l |W[j,l]| per
-// output, a_i = max|A[i,:]|/127 (plus float32 rounding in the scaling).
-// beta = 0 overwrites C, whatever it held.
-func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, beta float32, c []float32, ldc int) {
+// GemmInt8 computes C = A·Wᵀ + bias + beta·C (row-major; A m×k with
+// stride lda, C m×n with stride ldc, bias n values added to every row, or
+// nil; with NewInt8MatrixT's weights, A·W): A is quantised per row to
+// int8, multiplied with W's int8 in int32 on the widest path the CPU runs
+// (AVX-512 VNNI, AVX2, or Go), and scaled back, the bias added in the
+// same pass (a Linear's, which would otherwise be copied into C first).
+// The error against A times W's float values is at most
+// a_i/2·Σ_l |W[j,l]| per output, a_i = max|A[i,:]|/127 (plus float32
+// rounding in the scaling). beta = 0 overwrites C, whatever it held.
+func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, bias []float32, beta float32, c []float32, ldc int) {
 	if m <= 0 {
 		return
 	}
 	n, k, kp := w.n, w.k, w.kp
 	_, _ = a[(m-1)*lda+k-1], c[(m-1)*ldc+n-1]
+	if bias != nil && len(bias) != n {
+		panic(fmt.Sprintf("kernel: GemmInt8: %d bias values for %d outputs", len(bias), n))
+	}
 	mp := (m + int8Rows - 1) / int8Rows * int8Rows
 	s := int8Pool.Get().(*int8Scratch)
 	defer int8Pool.Put(s)
@@ -221,7 +227,9 @@ func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, beta float32, c []floa
 	clear(s.q[m*kp:]) // padding rows, computed and dropped
 	clear(s.scale[m:])
 	if vnni {
-		gemmInt8VNNI(m, s.q, s.scale, w, beta, c, ldc)
+		s.bias = grow(s.bias, len(w.scale)) // n rounded up to whole panels
+		clear(s.bias[copy(s.bias, bias):])
+		gemmInt8VNNI(m, s.q, s.scale, w, s.bias, beta, c, ldc)
 		return
 	}
 	s.acc = grow(s.acc, int8Rows*int8Panel)
@@ -240,14 +248,19 @@ func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, beta float32, c []floa
 				cr := c[(i+r)*ldc+p*int8Panel : (i+r)*ldc+p*int8Panel+cols]
 				ws := w.scale[p*int8Panel : p*int8Panel+cols]
 				ar := acc[r*int8Panel : r*int8Panel+cols]
-				if beta == 0 {
-					for jj, v := range ar {
-						cr[jj] = float32(v) * sa * ws[jj]
+				var br []float32
+				if bias != nil {
+					br = bias[p*int8Panel : p*int8Panel+cols]
+				}
+				for jj, v := range ar {
+					y := float32(v) * sa * ws[jj]
+					if br != nil {
+						y += br[jj]
 					}
-				} else {
-					for jj, v := range ar {
-						cr[jj] = float32(v)*sa*ws[jj] + beta*cr[jj]
+					if beta != 0 {
+						y += beta * cr[jj]
 					}
+					cr[jj] = y
 				}
 			}
 		}

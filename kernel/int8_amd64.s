@@ -8,16 +8,17 @@
 // C itself; the AVX2 tile writes them to out (32 int32 a row) for Go to
 // scale. Neither saturates.
 
-// func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, rows int, mask uint32, beta float32)
+// func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, bias *float32, rows int, mask uint32, beta float32)
 //
 // Up to eight rows of u = q + 128 (unsigned) by the panel, straight into
 // C: per group of four inputs, two 64-byte loads of the panel (16
 // outputs × 4 inputs each), and for each row one VPBROADCASTD of its four
 // bytes and two VPDPBUSD, each 64 multiply-adds into 16 int32
 // accumulators. Then, per row, C = float(acc − corr)·colScale·rowScale
-// (+ beta·C when beta ≠ 0), stored under the column mask, for the first
-// rows rows (the rest are padding).
-TEXT ·int8VNNI8x32(SB), NOSPLIT, $0-88
+// + bias (+ beta·C when beta ≠ 0), stored under the column mask, for the
+// first rows rows (the rest are padding); bias holds 32 values (zeros for
+// none), so the bias costs no pass of its own over C.
+TEXT ·int8VNNI8x32(SB), NOSPLIT, $0-96
 	MOVQ kg+0(FP), CX
 	MOVQ u+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -84,8 +85,9 @@ vnnistore:
 	MOVQ rowScale+48(FP), DX
 	MOVQ colScale+56(FP), R10
 	MOVQ corr+64(FP), R13
-	MOVQ rows+72(FP), CX
-	MOVL mask+80(FP), AX
+	MOVQ bias+72(FP), R14
+	MOVQ rows+80(FP), CX
+	MOVL mask+88(FP), AX
 	KMOVW AX, K1
 	SHRL $16, AX
 	KMOVW AX, K2
@@ -93,18 +95,22 @@ vnnistore:
 	VMOVDQU32 64(R13), Z17
 	VMOVUPS (R10), Z18
 	VMOVUPS 64(R10), Z19
-	VBROADCASTSS beta+84(FP), Z21
-	MOVL beta+84(FP), AX
+	VMOVUPS (R14), Z22
+	VMOVUPS 64(R14), Z23
+	VBROADCASTSS beta+92(FP), Z21
+	MOVL beta+92(FP), AX
 	SHLL $1, AX              // zero for beta = ±0
 	VBROADCASTSS 0(DX), Z20
 	VPSUBD Z16, Z0, Z0
 	VCVTDQ2PS Z0, Z0
 	VMULPS Z18, Z0, Z0
 	VMULPS Z20, Z0, Z0
+	VADDPS Z22, Z0, Z0
 	VPSUBD Z17, Z1, Z1
 	VCVTDQ2PS Z1, Z1
 	VMULPS Z19, Z1, Z1
 	VMULPS Z20, Z1, Z1
+	VADDPS Z23, Z1, Z1
 	TESTL AX, AX
 	JE vnninobeta0
 	VFMADD231PS (DI), Z21, K1, Z0
@@ -120,10 +126,12 @@ vnninobeta0:
 	VCVTDQ2PS Z2, Z2
 	VMULPS Z18, Z2, Z2
 	VMULPS Z20, Z2, Z2
+	VADDPS Z22, Z2, Z2
 	VPSUBD Z17, Z3, Z3
 	VCVTDQ2PS Z3, Z3
 	VMULPS Z19, Z3, Z3
 	VMULPS Z20, Z3, Z3
+	VADDPS Z23, Z3, Z3
 	TESTL AX, AX
 	JE vnninobeta1
 	VFMADD231PS (DI), Z21, K1, Z2
@@ -139,10 +147,12 @@ vnninobeta1:
 	VCVTDQ2PS Z4, Z4
 	VMULPS Z18, Z4, Z4
 	VMULPS Z20, Z4, Z4
+	VADDPS Z22, Z4, Z4
 	VPSUBD Z17, Z5, Z5
 	VCVTDQ2PS Z5, Z5
 	VMULPS Z19, Z5, Z5
 	VMULPS Z20, Z5, Z5
+	VADDPS Z23, Z5, Z5
 	TESTL AX, AX
 	JE vnninobeta2
 	VFMADD231PS (DI), Z21, K1, Z4
@@ -158,10 +168,12 @@ vnninobeta2:
 	VCVTDQ2PS Z6, Z6
 	VMULPS Z18, Z6, Z6
 	VMULPS Z20, Z6, Z6
+	VADDPS Z22, Z6, Z6
 	VPSUBD Z17, Z7, Z7
 	VCVTDQ2PS Z7, Z7
 	VMULPS Z19, Z7, Z7
 	VMULPS Z20, Z7, Z7
+	VADDPS Z23, Z7, Z7
 	TESTL AX, AX
 	JE vnninobeta3
 	VFMADD231PS (DI), Z21, K1, Z6
@@ -177,10 +189,12 @@ vnninobeta3:
 	VCVTDQ2PS Z8, Z8
 	VMULPS Z18, Z8, Z8
 	VMULPS Z20, Z8, Z8
+	VADDPS Z22, Z8, Z8
 	VPSUBD Z17, Z9, Z9
 	VCVTDQ2PS Z9, Z9
 	VMULPS Z19, Z9, Z9
 	VMULPS Z20, Z9, Z9
+	VADDPS Z23, Z9, Z9
 	TESTL AX, AX
 	JE vnninobeta4
 	VFMADD231PS (DI), Z21, K1, Z8
@@ -196,10 +210,12 @@ vnninobeta4:
 	VCVTDQ2PS Z10, Z10
 	VMULPS Z18, Z10, Z10
 	VMULPS Z20, Z10, Z10
+	VADDPS Z22, Z10, Z10
 	VPSUBD Z17, Z11, Z11
 	VCVTDQ2PS Z11, Z11
 	VMULPS Z19, Z11, Z11
 	VMULPS Z20, Z11, Z11
+	VADDPS Z23, Z11, Z11
 	TESTL AX, AX
 	JE vnninobeta5
 	VFMADD231PS (DI), Z21, K1, Z10
@@ -215,10 +231,12 @@ vnninobeta5:
 	VCVTDQ2PS Z12, Z12
 	VMULPS Z18, Z12, Z12
 	VMULPS Z20, Z12, Z12
+	VADDPS Z22, Z12, Z12
 	VPSUBD Z17, Z13, Z13
 	VCVTDQ2PS Z13, Z13
 	VMULPS Z19, Z13, Z13
 	VMULPS Z20, Z13, Z13
+	VADDPS Z23, Z13, Z13
 	TESTL AX, AX
 	JE vnninobeta6
 	VFMADD231PS (DI), Z21, K1, Z12
@@ -234,10 +252,12 @@ vnninobeta6:
 	VCVTDQ2PS Z14, Z14
 	VMULPS Z18, Z14, Z14
 	VMULPS Z20, Z14, Z14
+	VADDPS Z22, Z14, Z14
 	VPSUBD Z17, Z15, Z15
 	VCVTDQ2PS Z15, Z15
 	VMULPS Z19, Z15, Z15
 	VMULPS Z20, Z15, Z15
+	VADDPS Z23, Z15, Z15
 	TESTL AX, AX
 	JE vnninobeta7
 	VFMADD231PS (DI), Z21, K1, Z14

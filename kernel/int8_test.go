@@ -75,7 +75,7 @@ func checkInt8Sums(t *testing.T, c int8Case) {
 	}
 	want := c.naive()
 	got := make([]float32, c.m*c.n)
-	GemmInt8(c.m, c.a, c.k, c.mat, 0, got, c.n)
+	GemmInt8(c.m, c.a, c.k, c.mat, nil, 0, got, c.n)
 	for i, v := range got {
 		if v != float32(want[i]) {
 			t.Fatalf("%dx%dx%d on %v: sum [%d,%d] = %v, want %d", c.m, c.n, c.k, Active(), i/c.n, i%c.n, v, want[i])
@@ -117,14 +117,22 @@ func int8Bound(a []float32, lda, i int, wf []float64, k, j int) float64 {
 
 // GemmInt8 against float64 products with the dequantised weights stays
 // within the activations' quantisation bound on every path, for beta 0
-// and 1 and padded strides; and the int8 result is close to the float
-// weights' too (the weights' own rounding added).
+// and 1, with and without a bias, and padded strides; and the int8 result
+// is close to the float weights' too (the weights' own rounding added).
 func TestGemmInt8WithinQuantisationBound(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		for _, s := range append(int8Shapes, [3]int{64, 384, 384}) {
 			m, n, k := s[0], s[1], s[2]
-			for _, beta := range []float32{0, 1} {
+			for _, tc := range []struct {
+				beta float32
+				bias bool
+			}{{0, false}, {1, false}, {0, true}, {1, true}} {
+				beta := tc.beta
+				var bias []float32
+				if tc.bias {
+					bias = randF32(rng, n)
+				}
 				lda, ldc := k+2, n+3
 				a := randF32(rng, m*lda)
 				wf32 := randF32(rng, n*k)
@@ -135,7 +143,7 @@ func TestGemmInt8WithinQuantisationBound(t *testing.T) {
 				wdq := dequant(mat)
 				c := randF32(rng, m*ldc)
 				c0 := append([]float32(nil), c...)
-				GemmInt8(m, a, lda, mat, beta, c, ldc)
+				GemmInt8(m, a, lda, mat, bias, beta, c, ldc)
 				for i := 0; i < m; i++ {
 					for j := 0; j < ldc; j++ {
 						got := float64(c[i*ldc+j])
@@ -150,8 +158,11 @@ func TestGemmInt8WithinQuantisationBound(t *testing.T) {
 							want += float64(a[i*lda+l]) * wdq[j*k+l]
 						}
 						want += float64(beta) * float64(c0[i*ldc+j])
+						if bias != nil {
+							want += float64(bias[j])
+						}
 						if d := math.Abs(got - want); d > int8Bound(a, lda, i, wdq, k, j)+1e-6*math.Abs(want) {
-							t.Fatalf("%v beta %v: C[%d,%d] = %g, want %g ± %g", s, beta, i, j, got, want, int8Bound(a, lda, i, wdq, k, j))
+							t.Fatalf("%v beta %v bias %v: C[%d,%d] = %g, want %g ± %g", s, beta, tc.bias, i, j, got, want, int8Bound(a, lda, i, wdq, k, j))
 						}
 					}
 				}
@@ -205,7 +216,7 @@ func TestNewInt8MatrixT(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		a := randF32(rng, m*k)
 		c := make([]float32, m*n)
-		GemmInt8(m, a, k, mat, 0, c, n)
+		GemmInt8(m, a, k, mat, nil, 0, c, n)
 		for i := 0; i < m; i++ {
 			// The bound on A⊙s, the values actually quantised.
 			as := make([]float32, k)
@@ -256,7 +267,7 @@ func TestInt8Edges(t *testing.T) {
 		a[20+4] = float32(math.NaN())
 		a[40] = 1
 		c := make([]float32, 9)
-		GemmInt8(3, a, 20, mat, 0, c, 3)
+		GemmInt8(3, a, 20, mat, nil, 0, c, 3)
 		for j := 0; j < 3; j++ {
 			if c[j] != 0 || !math.IsNaN(float64(c[3+j])) || math.IsNaN(float64(c[6+j])) {
 				t.Fatalf("rows zero, NaN, ordinary: %v", c)
@@ -288,7 +299,7 @@ func FuzzInt8GEMM(f *testing.F) {
 			}
 			wdq := dequant(mat)
 			c := make([]float32, m*n)
-			GemmInt8(m, a, k, mat, 0, c, n)
+			GemmInt8(m, a, k, mat, nil, 0, c, n)
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
 					var want float64
@@ -350,14 +361,14 @@ func BenchmarkGemmInt8MiniLM(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%s/int8", s.name, p), func(b *testing.B) {
 				setPath(p)
 				for b.Loop() {
-					GemmInt8(s.m, a, s.k, mat, 0, c, s.n)
+					GemmInt8(s.m, a, s.k, mat, nil, 0, c, s.n)
 				}
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 			b.Run(fmt.Sprintf("%s/%s/int8stored", s.name, p), func(b *testing.B) {
 				setPath(p)
 				for b.Loop() {
-					GemmInt8(s.m, a, s.k, matT, 0, c, s.n)
+					GemmInt8(s.m, a, s.k, matT, nil, 0, c, s.n)
 				}
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})

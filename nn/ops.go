@@ -88,15 +88,12 @@ func (tp *Tape[T]) linearInt8(x *Var[T], w *kernel.Int8Matrix, b *Var[T]) *Var[T
 	if in != win || (b != nil && b.Value.Len() != out) {
 		panic(fmt.Sprintf("nn: Linear (int8): x %v, w %d×%d", x.Value.Shape, win, out))
 	}
-	y := tp.outDirty(false, rowShape(x, m, out)...)
-	beta := float32(0)
+	y := tp.outDirty(false, rowShape(x, m, out)...) // beta 0: GemmInt8 writes all of y
+	var bias []float32
 	if b != nil {
-		for i := 0; i < m; i++ {
-			copy(y.Value.Data[i*out:(i+1)*out], b.Value.Data)
-		}
-		beta = 1
+		bias = asF32(b.Value.Data)
 	}
-	kernel.GemmInt8(m, asF32(x.Value.Data), in, w, beta, asF32(y.Value.Data), out)
+	kernel.GemmInt8(m, asF32(x.Value.Data), in, w, bias, 0, asF32(y.Value.Data), out)
 	return y
 }
 

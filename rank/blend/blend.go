@@ -33,6 +33,24 @@ type Blend struct {
 	Rankers []rank.Ranker
 	Weights []float64
 	Bias    float64
+	// Gate, when its K is above 0, runs one ranker only on the K
+	// candidates the others rank best (see Gate).
+	Gate Gate
+}
+
+// Gate makes a blend a two-stage cascade (Matsubara et al. 2020,
+// ../shared/papers/sequential-rerankers-transformer-as2.md, section 3):
+// the other rankers' weighted sum scores every candidate, and the ranker
+// Rankers[Ranker], the slow one, scores only the K best of that sum. The
+// scores stay the blend's (a logit when fitted), so a calibration of the
+// full blend still reads them: a kept candidate gets its full score, and
+// a dropped one the others' sum plus the lowest weighted score the gated
+// ranker gave a kept candidate, held below every kept candidate's score.
+// With a non-negative weight that is what the gated ranker's score would
+// have to be, at most, for the dropped candidate to rank where it does.
+type Gate struct {
+	Ranker int // index into Rankers
+	K      int // candidates the gated ranker scores; 0: no gate
 }
 
 // Score implements rank.Ranker. A candidate that any ranker scores -Inf
@@ -42,30 +60,110 @@ func (b *Blend) Score(ctx context.Context, q *dataset.Question) ([]float64, erro
 	if len(b.Rankers) != len(b.Weights) {
 		return nil, fmt.Errorf("blend: %d rankers, %d weights", len(b.Rankers), len(b.Weights))
 	}
+	gated := -1
+	if b.Gate.K > 0 {
+		if b.Gate.Ranker < 0 || b.Gate.Ranker >= len(b.Rankers) {
+			return nil, fmt.Errorf("blend: gate on ranker %d of %d", b.Gate.Ranker+1, len(b.Rankers))
+		}
+		if b.Weights[b.Gate.Ranker] != 0 {
+			gated = b.Gate.Ranker
+		}
+	}
 	out := make([]float64, len(q.Candidates))
 	for i := range out {
 		out[i] = b.Bias
 	}
-	for k, r := range b.Rankers {
-		if b.Weights[k] == 0 {
+	for k := range b.Rankers {
+		if b.Weights[k] == 0 || k == gated {
 			continue
 		}
-		s, err := r.Score(ctx, q)
-		if err != nil {
-			return nil, fmt.Errorf("blend ranker %d: %w", k+1, err)
+		if err := b.add(ctx, k, q, out, nil); err != nil {
+			return nil, err
 		}
-		if len(s) != len(out) {
-			return nil, fmt.Errorf("blend ranker %d: %d scores for %d candidates", k+1, len(s), len(out))
-		}
-		for i, v := range s {
-			if math.IsInf(v, -1) {
-				out[i] = math.Inf(-1)
-			} else {
-				out[i] += b.Weights[k] * v
-			}
+	}
+	if gated >= 0 {
+		if err := b.addGated(ctx, gated, q, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// add adds ranker k's weighted scores of q's candidates to out or, with
+// kept, to the entries of out that kept names (q then holds only those
+// candidates, in kept's order).
+func (b *Blend) add(ctx context.Context, k int, q *dataset.Question, out []float64, kept []int) error {
+	s, err := b.Rankers[k].Score(ctx, q)
+	if err != nil {
+		return fmt.Errorf("blend ranker %d: %w", k+1, err)
+	}
+	if len(s) != len(q.Candidates) {
+		return fmt.Errorf("blend ranker %d: %d scores for %d candidates", k+1, len(s), len(q.Candidates))
+	}
+	for j, v := range s {
+		i := j
+		if kept != nil {
+			i = kept[j]
+		}
+		if math.IsInf(v, -1) {
+			out[i] = math.Inf(-1)
+		} else {
+			out[i] += b.Weights[k] * v
+		}
+	}
+	return nil
+}
+
+// addGated adds ranker k's weighted scores to out, which holds the other
+// rankers' sum, for the Gate.K candidates best by that sum, and scores
+// the rest as Gate says.
+func (b *Blend) addGated(ctx context.Context, k int, q *dataset.Question, out []float64) error {
+	var kept []int
+	for _, i := range rank.Order(q, out)[:min(b.Gate.K, len(out))] {
+		if !math.IsInf(out[i], -1) {
+			kept = append(kept, i)
+		}
+	}
+	finite := 0
+	for _, v := range out {
+		if !math.IsInf(v, -1) {
+			finite++
+		}
+	}
+	if len(kept) == finite {
+		return b.add(ctx, k, q, out, nil) // nothing to drop
+	}
+	slices.Sort(kept) // the candidates' own order, for rankers that read it
+	sub := *q
+	sub.Candidates = make([]dataset.Candidate, len(kept))
+	for j, i := range kept {
+		sub.Candidates[j] = q.Candidates[i]
+	}
+	partial := slices.Clone(out)
+	if err := b.add(ctx, k, &sub, out, kept); err != nil {
+		return err
+	}
+	lowest, floor := math.Inf(1), math.Inf(1) // the lowest weighted gated score and full score kept
+	for _, i := range kept {
+		if !math.IsInf(out[i], -1) {
+			lowest = min(lowest, out[i]-partial[i])
+			floor = min(floor, out[i])
+		}
+	}
+	if math.IsInf(lowest, 1) {
+		return nil // every kept candidate scored -Inf: the rest keep the others' sum
+	}
+	isKept := make(map[int]bool, len(kept))
+	for _, i := range kept {
+		isKept[i] = true
+	}
+	for i, v := range out {
+		if isKept[i] || math.IsInf(v, -1) {
+			continue
+		}
+		out[i] = min(v+lowest, math.Nextafter(floor, math.Inf(-1)))
+	}
+	return nil
 }
 
 // Spec is a blend as a file: its rankers by name (a rule-based ranker such
@@ -75,6 +173,15 @@ type Spec struct {
 	Rankers []string  `json:"rankers"`
 	Weights []float64 `json:"weights"`
 	Bias    float64   `json:"bias"`
+	// Gate, when set, names one of Rankers and the number of candidates
+	// it scores (Blend.Gate).
+	Gate *GateSpec `json:"gate,omitempty"`
+}
+
+// GateSpec is a Gate as a file names it.
+type GateSpec struct {
+	Ranker string `json:"ranker"`
+	K      int    `json:"k"`
 }
 
 // Add adds ranker name with weight w, to the weight it already has if
@@ -107,6 +214,14 @@ func ReadSpec(r io.Reader) (Spec, error) {
 			return s, errors.New("blend spec: weights must be finite")
 		}
 	}
+	if g := s.Gate; g != nil {
+		if !slices.Contains(s.Rankers, g.Ranker) {
+			return s, fmt.Errorf("blend spec: gate ranker %q is not one of the rankers", g.Ranker)
+		}
+		if g.K < 1 {
+			return s, fmt.Errorf("blend spec: gate k %d: want at least 1", g.K)
+		}
+	}
 	return s, nil
 }
 
@@ -120,12 +235,15 @@ func WriteSpec(w io.Writer, s Spec) error {
 // Build returns the Blend of s, each ranker made by resolve.
 func (s Spec) Build(resolve func(name string) (rank.Ranker, error)) (*Blend, error) {
 	b := &Blend{Weights: s.Weights, Bias: s.Bias}
-	for _, name := range s.Rankers {
+	for i, name := range s.Rankers {
 		r, err := resolve(name)
 		if err != nil {
 			return nil, fmt.Errorf("blend ranker %s: %w", name, err)
 		}
 		b.Rankers = append(b.Rankers, r)
+		if s.Gate != nil && s.Gate.Ranker == name {
+			b.Gate = Gate{Ranker: i, K: s.Gate.K}
+		}
 	}
 	return b, nil
 }

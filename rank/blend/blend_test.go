@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,6 +117,9 @@ func TestReadSpec(t *testing.T) {
 		{`{"rankers": ["wo"], "weights": [1], "extra": 1}`, "unknown field"},
 		{`{"rankers": ["wo"], "weights": [1e999]}`, "blend spec"},
 		{`[`, "blend spec"},
+		{`{"rankers": ["wo", "m.as2"], "weights": [1, 2], "gate": {"ranker": "m.as2", "k": 3}}`, ""},
+		{`{"rankers": ["wo"], "weights": [1], "gate": {"ranker": "m.as2", "k": 3}}`, `gate ranker "m.as2" is not one of the rankers`},
+		{`{"rankers": ["wo", "m.as2"], "weights": [1, 2], "gate": {"ranker": "m.as2", "k": 0}}`, "gate k 0: want at least 1"},
 	} {
 		_, err := ReadSpec(strings.NewReader(tc.in))
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
@@ -127,10 +131,14 @@ func TestReadSpec(t *testing.T) {
 func FuzzReadSpec(f *testing.F) {
 	f.Add(`{"rankers": ["wo", "m.as2"], "weights": [1, 2], "bias": -1}`)
 	f.Add(`{"rankers": ["wo"], "weights": [NaN]}`)
+	f.Add(`{"rankers": ["wo", "m.as2"], "weights": [1, 2], "gate": {"ranker": "m.as2", "k": 5}}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := ReadSpec(strings.NewReader(in))
 		if err == nil && (len(s.Rankers) == 0 || len(s.Rankers) != len(s.Weights)) {
 			t.Fatalf("accepted %q: %+v", in, s)
+		}
+		if err == nil && s.Gate != nil && (s.Gate.K < 1 || !slices.Contains(s.Rankers, s.Gate.Ranker)) {
+			t.Fatalf("accepted a gate %+v outside the rankers %q", *s.Gate, s.Rankers)
 		}
 	})
 }
@@ -283,6 +291,7 @@ func TestWriteSpecReadsBack(t *testing.T) {
 	for _, s := range []Spec{
 		{Rankers: []string{"wo"}, Weights: []float64{1}},
 		{Rankers: []string{"wo", "sub/m.as2"}, Weights: []float64{-0.5, 2.25}, Bias: 1e-3},
+		{Rankers: []string{"wo", "m.as2"}, Weights: []float64{1, 2}, Gate: &GateSpec{Ranker: "m.as2", K: 4}},
 	} {
 		var b strings.Builder
 		if err := WriteSpec(&b, s); err != nil {
@@ -292,5 +301,113 @@ func TestWriteSpecReadsBack(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, s) {
 			t.Errorf("%+v: read back %+v, %v\n%s", s, got, err, b.String())
 		}
+	}
+}
+
+// TestGate checks the two-stage blend against the ungated one: the gated
+// ranker sees only the K best candidates of the others' sum, in their own
+// order; those keep their full scores; the dropped ones rank below them,
+// in the others' order, scored with the lowest weighted gated score; an
+// empty candidate is never sent and stays -Inf; and with K at least the
+// candidates, nothing changes.
+func TestGate(t *testing.T) {
+	ctx := context.Background()
+	// Candidate i: cheap score cheap[i], slow score slow[i]; "" is empty.
+	texts := []string{"a", "b", "", "c", "d", "e"}
+	cheap := []float64{3, 1, 0, 5, 2, 4}
+	slow := []float64{-1, 7, 0, 2, 9, 0.5}
+	byText := func(v []float64) map[string]float64 {
+		m := map[string]float64{}
+		for i, t := range texts {
+			m[t] = v[i]
+		}
+		return m
+	}
+	var seen [][]string
+	scorer := func(v map[string]float64, record bool) rank.Ranker {
+		return rank.Func(func(_ context.Context, q *dataset.Question) ([]float64, error) {
+			var got []string
+			s := make([]float64, len(q.Candidates))
+			for i, c := range q.Candidates {
+				got = append(got, c.Text)
+				s[i] = v[c.Text]
+				if c.Text == "" {
+					s[i] = math.Inf(-1)
+				}
+			}
+			if record {
+				seen = append(seen, got)
+			}
+			return s, nil
+		})
+	}
+	q := &dataset.Question{ID: "q", Text: "q"}
+	for i, t := range texts {
+		q.Candidates = append(q.Candidates, dataset.Candidate{ID: strconv.Itoa(i), Text: t, Position: i})
+	}
+	const wCheap, wSlow, bias = 2.0, 0.5, -1.0
+	blend := func(k int) *Blend {
+		return &Blend{Rankers: []rank.Ranker{scorer(byText(cheap), false), scorer(byText(slow), true)},
+			Weights: []float64{wCheap, wSlow}, Bias: bias, Gate: Gate{Ranker: 1, K: k}}
+	}
+	full, err := blend(0).Score(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		k       int
+		sent    []string // what the gated ranker scores, in order
+		dropped []int    // candidates scored without it
+	}{
+		{k: 0, sent: texts},
+		{k: 5, sent: texts}, // five finite candidates: nothing dropped
+		{k: 9, sent: texts},
+		{k: 3, sent: []string{"a", "c", "e"}, dropped: []int{1, 4}},
+		{k: 1, sent: []string{"c"}, dropped: []int{0, 1, 4, 5}},
+	} {
+		seen = nil
+		got, err := blend(tc.k).Score(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 1 || !reflect.DeepEqual(seen[0], tc.sent) {
+			t.Errorf("k=%d: the gated ranker scored %q, want %q", tc.k, seen, tc.sent)
+		}
+		if !math.IsInf(got[2], -1) {
+			t.Errorf("k=%d: the empty candidate scored %v", tc.k, got[2])
+		}
+		isDropped := map[int]bool{}
+		for _, i := range tc.dropped {
+			isDropped[i] = true
+		}
+		lowest, floor := math.Inf(1), math.Inf(1)
+		for i := range texts {
+			if !isDropped[i] && i != 2 {
+				lowest, floor = min(lowest, wSlow*slow[i]), min(floor, full[i])
+			}
+		}
+		for i := range texts {
+			switch {
+			case i == 2:
+			case !isDropped[i]:
+				if got[i] != full[i] {
+					t.Errorf("k=%d: kept candidate %d scored %v, ungated %v", tc.k, i, got[i], full[i])
+				}
+			default:
+				want := min(bias+wCheap*cheap[i]+lowest, math.Nextafter(floor, math.Inf(-1)))
+				if got[i] != want || got[i] >= floor {
+					t.Errorf("k=%d: dropped candidate %d scored %v, want %v (below %v)", tc.k, i, got[i], want, floor)
+				}
+			}
+		}
+	}
+}
+
+// TestSpecBuildGate: Build finds the gated ranker by name.
+func TestSpecBuildGate(t *testing.T) {
+	s := Spec{Rankers: []string{"wo", "m.as2", "bm25"}, Weights: []float64{1, 2, 3}, Gate: &GateSpec{Ranker: "m.as2", K: 4}}
+	b, err := s.Build(func(string) (rank.Ranker, error) { return rank.Func(nil), nil })
+	if err != nil || b.Gate != (Gate{Ranker: 1, K: 4}) {
+		t.Errorf("Build: gate %+v, %v; want ranker 1, k 4", b.Gate, err)
 	}
 }
