@@ -189,7 +189,9 @@ const int8Rows = 8
 // The error against A times W's float values is at most
 // a_i/2·Σ_l |W[j,l]| per output, a_i = max|A[i,:]|/127 (plus float32
 // rounding in the scaling). beta = 0 overwrites C, whatever it held.
-func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, bias []float32, beta float32, c []float32, ldc int) {
+// relu sets each result to max(0, ·) in the same pass: a Linear followed
+// by a ReLU (a NaN stays NaN).
+func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, bias []float32, beta float32, relu bool, c []float32, ldc int) {
 	if m <= 0 {
 		return
 	}
@@ -229,7 +231,7 @@ func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, bias []float32, beta f
 	if vnni {
 		s.bias = grow(s.bias, len(w.scale)) // n rounded up to whole panels
 		clear(s.bias[copy(s.bias, bias):])
-		gemmInt8VNNI(m, s.q, s.scale, w, s.bias, beta, c, ldc)
+		gemmInt8VNNI(m, s.q, s.scale, w, s.bias, beta, relu, c, ldc)
 		return
 	}
 	s.acc = grow(s.acc, int8Rows*int8Panel)
@@ -259,6 +261,9 @@ func GemmInt8(m int, a []float32, lda int, w *Int8Matrix, bias []float32, beta f
 					}
 					if beta != 0 {
 						y += beta * cr[jj]
+					}
+					if relu && y < 0 {
+						y = 0
 					}
 					cr[jj] = y
 				}

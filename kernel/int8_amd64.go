@@ -8,7 +8,7 @@ import (
 )
 
 //go:noescape
-func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, bias *float32, rows int, mask uint32, beta float32)
+func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, bias *float32, rows int, mask uint32, beta float32, relu uint32)
 
 //go:noescape
 func int8AVX2x2x32(kg int, q *int8, lda int, panel *int8, out *int32)
@@ -16,9 +16,13 @@ func int8AVX2x2x32(kg int, q *int8, lda int, panel *int8, out *int32)
 // gemmInt8VNNI is GemmInt8's product on the AVX-512 VNNI path: u holds
 // the quantised rows plus 128 (mp rows of kp bytes), bias the bias padded
 // to whole panels with zeros, and the kernel scales its sums into C
-// itself.
-func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float32, beta float32, c []float32, ldc int) {
+// itself, and applies the ReLU.
+func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float32, beta float32, relu bool, c []float32, ldc int) {
 	n, kp := w.n, w.kp
+	var r uint32
+	if relu {
+		r = 1
+	}
 	_ = u[(m+int8Rows-1)/int8Rows*int8Rows*kp-1]
 	for p := 0; p*int8Panel < n; p++ {
 		j := p * int8Panel
@@ -29,7 +33,7 @@ func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float3
 		panel := &w.packed[p*kp*int8Panel]
 		for i := 0; i < m; i += int8Rows {
 			int8VNNI8x32(kp/4, (*uint8)(unsafe.Pointer(&u[i*kp])), kp, panel, &c[i*ldc+j], ldc,
-				&scale[i], &w.scale[j], &w.corr[j], &bias[j], min(int8Rows, m-i), mask, beta)
+				&scale[i], &w.scale[j], &w.corr[j], &bias[j], min(int8Rows, m-i), mask, beta, r)
 		}
 	}
 }

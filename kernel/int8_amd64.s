@@ -8,17 +8,18 @@
 // C itself; the AVX2 tile writes them to out (32 int32 a row) for Go to
 // scale. Neither saturates.
 
-// func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, bias *float32, rows int, mask uint32, beta float32)
+// func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, bias *float32, rows int, mask uint32, beta float32, relu uint32)
 //
 // Up to eight rows of u = q + 128 (unsigned) by the panel, straight into
 // C: per group of four inputs, two 64-byte loads of the panel (16
 // outputs × 4 inputs each), and for each row one VPBROADCASTD of its four
 // bytes and two VPDPBUSD, each 64 multiply-adds into 16 int32
 // accumulators. Then, per row, C = float(acc − corr)·colScale·rowScale
-// + bias (+ beta·C when beta ≠ 0), stored under the column mask, for the
-// first rows rows (the rest are padding); bias holds 32 values (zeros for
-// none), so the bias costs no pass of its own over C.
-TEXT ·int8VNNI8x32(SB), NOSPLIT, $0-96
+// + bias (+ beta·C when beta ≠ 0), then max(0, ·) when relu ≠ 0, stored
+// under the column mask, for the first rows rows (the rest are padding);
+// bias holds 32 values (zeros for none), so neither the bias nor a
+// following ReLU costs a pass of its own over C.
+TEXT ·int8VNNI8x32(SB), NOSPLIT, $0-100
 	MOVQ kg+0(FP), CX
 	MOVQ u+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -100,6 +101,8 @@ vnnistore:
 	VBROADCASTSS beta+92(FP), Z21
 	MOVL beta+92(FP), AX
 	SHLL $1, AX              // zero for beta = ±0
+	MOVL relu+96(FP), R9
+	VPXORD Z24, Z24, Z24
 	VBROADCASTSS 0(DX), Z20
 	VPSUBD Z16, Z0, Z0
 	VCVTDQ2PS Z0, Z0
@@ -116,6 +119,11 @@ vnnistore:
 	VFMADD231PS (DI), Z21, K1, Z0
 	VFMADD231PS 64(DI), Z21, K2, Z1
 vnninobeta0:
+	TESTL R9, R9
+	JE vnninorelu0
+	VMAXPS Z0, Z24, Z0       // max(0, x), NaN kept
+	VMAXPS Z1, Z24, Z1
+vnninorelu0:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K2, 64(DI)
 	DECQ CX
@@ -137,6 +145,11 @@ vnninobeta0:
 	VFMADD231PS (DI), Z21, K1, Z2
 	VFMADD231PS 64(DI), Z21, K2, Z3
 vnninobeta1:
+	TESTL R9, R9
+	JE vnninorelu1
+	VMAXPS Z2, Z24, Z2       // max(0, x), NaN kept
+	VMAXPS Z3, Z24, Z3
+vnninorelu1:
 	VMOVUPS Z2, K1, (DI)
 	VMOVUPS Z3, K2, 64(DI)
 	DECQ CX
@@ -158,6 +171,11 @@ vnninobeta1:
 	VFMADD231PS (DI), Z21, K1, Z4
 	VFMADD231PS 64(DI), Z21, K2, Z5
 vnninobeta2:
+	TESTL R9, R9
+	JE vnninorelu2
+	VMAXPS Z4, Z24, Z4       // max(0, x), NaN kept
+	VMAXPS Z5, Z24, Z5
+vnninorelu2:
 	VMOVUPS Z4, K1, (DI)
 	VMOVUPS Z5, K2, 64(DI)
 	DECQ CX
@@ -179,6 +197,11 @@ vnninobeta2:
 	VFMADD231PS (DI), Z21, K1, Z6
 	VFMADD231PS 64(DI), Z21, K2, Z7
 vnninobeta3:
+	TESTL R9, R9
+	JE vnninorelu3
+	VMAXPS Z6, Z24, Z6       // max(0, x), NaN kept
+	VMAXPS Z7, Z24, Z7
+vnninorelu3:
 	VMOVUPS Z6, K1, (DI)
 	VMOVUPS Z7, K2, 64(DI)
 	DECQ CX
@@ -200,6 +223,11 @@ vnninobeta3:
 	VFMADD231PS (DI), Z21, K1, Z8
 	VFMADD231PS 64(DI), Z21, K2, Z9
 vnninobeta4:
+	TESTL R9, R9
+	JE vnninorelu4
+	VMAXPS Z8, Z24, Z8       // max(0, x), NaN kept
+	VMAXPS Z9, Z24, Z9
+vnninorelu4:
 	VMOVUPS Z8, K1, (DI)
 	VMOVUPS Z9, K2, 64(DI)
 	DECQ CX
@@ -221,6 +249,11 @@ vnninobeta4:
 	VFMADD231PS (DI), Z21, K1, Z10
 	VFMADD231PS 64(DI), Z21, K2, Z11
 vnninobeta5:
+	TESTL R9, R9
+	JE vnninorelu5
+	VMAXPS Z10, Z24, Z10       // max(0, x), NaN kept
+	VMAXPS Z11, Z24, Z11
+vnninorelu5:
 	VMOVUPS Z10, K1, (DI)
 	VMOVUPS Z11, K2, 64(DI)
 	DECQ CX
@@ -242,6 +275,11 @@ vnninobeta5:
 	VFMADD231PS (DI), Z21, K1, Z12
 	VFMADD231PS 64(DI), Z21, K2, Z13
 vnninobeta6:
+	TESTL R9, R9
+	JE vnninorelu6
+	VMAXPS Z12, Z24, Z12       // max(0, x), NaN kept
+	VMAXPS Z13, Z24, Z13
+vnninorelu6:
 	VMOVUPS Z12, K1, (DI)
 	VMOVUPS Z13, K2, 64(DI)
 	DECQ CX
@@ -263,6 +301,11 @@ vnninobeta6:
 	VFMADD231PS (DI), Z21, K1, Z14
 	VFMADD231PS 64(DI), Z21, K2, Z15
 vnninobeta7:
+	TESTL R9, R9
+	JE vnninorelu7
+	VMAXPS Z14, Z24, Z14       // max(0, x), NaN kept
+	VMAXPS Z15, Z24, Z15
+vnninorelu7:
 	VMOVUPS Z14, K1, (DI)
 	VMOVUPS Z15, K2, 64(DI)
 vnnidone:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -75,7 +76,7 @@ func checkInt8Sums(t *testing.T, c int8Case) {
 	}
 	want := c.naive()
 	got := make([]float32, c.m*c.n)
-	GemmInt8(c.m, c.a, c.k, c.mat, nil, 0, got, c.n)
+	GemmInt8(c.m, c.a, c.k, c.mat, nil, 0, false, got, c.n)
 	for i, v := range got {
 		if v != float32(want[i]) {
 			t.Fatalf("%dx%dx%d on %v: sum [%d,%d] = %v, want %d", c.m, c.n, c.k, Active(), i/c.n, i%c.n, v, want[i])
@@ -117,17 +118,19 @@ func int8Bound(a []float32, lda, i int, wf []float64, k, j int) float64 {
 
 // GemmInt8 against float64 products with the dequantised weights stays
 // within the activations' quantisation bound on every path, for beta 0
-// and 1, with and without a bias, and padded strides; and the int8 result
-// is close to the float weights' too (the weights' own rounding added).
+// and 1, with and without a bias and a ReLU, and padded strides; and the
+// int8 result is close to the float weights' too (the weights' own
+// rounding added). The ReLU's results are exactly max(0, ·) of the same
+// call's without it.
 func TestGemmInt8WithinQuantisationBound(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		for _, s := range append(int8Shapes, [3]int{64, 384, 384}) {
 			m, n, k := s[0], s[1], s[2]
 			for _, tc := range []struct {
-				beta float32
-				bias bool
-			}{{0, false}, {1, false}, {0, true}, {1, true}} {
+				beta       float32
+				bias, relu bool
+			}{{0, false, false}, {1, false, false}, {0, true, false}, {1, true, false}, {0, true, true}, {1, true, true}} {
 				beta := tc.beta
 				var bias []float32
 				if tc.bias {
@@ -143,7 +146,19 @@ func TestGemmInt8WithinQuantisationBound(t *testing.T) {
 				wdq := dequant(mat)
 				c := randF32(rng, m*ldc)
 				c0 := append([]float32(nil), c...)
-				GemmInt8(m, a, lda, mat, bias, beta, c, ldc)
+				GemmInt8(m, a, lda, mat, bias, beta, tc.relu, c, ldc)
+				if tc.relu {
+					plain := append([]float32(nil), c0...)
+					GemmInt8(m, a, lda, mat, bias, beta, false, plain, ldc)
+					for i, v := range plain {
+						if i%ldc < n && v < 0 {
+							plain[i] = 0
+						}
+					}
+					if !slices.Equal(c, plain) {
+						t.Fatalf("%v beta %v: with the ReLU, C is not max(0, C) of the call without it", s, beta)
+					}
+				}
 				for i := 0; i < m; i++ {
 					for j := 0; j < ldc; j++ {
 						got := float64(c[i*ldc+j])
@@ -161,8 +176,11 @@ func TestGemmInt8WithinQuantisationBound(t *testing.T) {
 						if bias != nil {
 							want += float64(bias[j])
 						}
+						if tc.relu {
+							want = max(want, 0) // 1-Lipschitz: the bound holds
+						}
 						if d := math.Abs(got - want); d > int8Bound(a, lda, i, wdq, k, j)+1e-6*math.Abs(want) {
-							t.Fatalf("%v beta %v bias %v: C[%d,%d] = %g, want %g ± %g", s, beta, tc.bias, i, j, got, want, int8Bound(a, lda, i, wdq, k, j))
+							t.Fatalf("%v beta %v bias %v relu %v: C[%d,%d] = %g, want %g ± %g", s, beta, tc.bias, tc.relu, i, j, got, want, int8Bound(a, lda, i, wdq, k, j))
 						}
 					}
 				}
@@ -216,7 +234,7 @@ func TestNewInt8MatrixT(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		a := randF32(rng, m*k)
 		c := make([]float32, m*n)
-		GemmInt8(m, a, k, mat, nil, 0, c, n)
+		GemmInt8(m, a, k, mat, nil, 0, false, c, n)
 		for i := 0; i < m; i++ {
 			// The bound on A⊙s, the values actually quantised.
 			as := make([]float32, k)
@@ -267,7 +285,7 @@ func TestInt8Edges(t *testing.T) {
 		a[20+4] = float32(math.NaN())
 		a[40] = 1
 		c := make([]float32, 9)
-		GemmInt8(3, a, 20, mat, nil, 0, c, 3)
+		GemmInt8(3, a, 20, mat, nil, 0, false, c, 3)
 		for j := 0; j < 3; j++ {
 			if c[j] != 0 || !math.IsNaN(float64(c[3+j])) || math.IsNaN(float64(c[6+j])) {
 				t.Fatalf("rows zero, NaN, ordinary: %v", c)
@@ -299,15 +317,19 @@ func FuzzInt8GEMM(f *testing.F) {
 			}
 			wdq := dequant(mat)
 			c := make([]float32, m*n)
-			GemmInt8(m, a, k, mat, nil, 0, c, n)
+			relu := seed%2 == 1
+			GemmInt8(m, a, k, mat, nil, 0, relu, c, n)
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
 					var want float64
 					for l := 0; l < k; l++ {
 						want += float64(a[i*k+l]) * wdq[j*k+l]
 					}
+					if relu {
+						want = max(want, 0)
+					}
 					if d := math.Abs(float64(c[i*n+j]) - want); d > int8Bound(a, k, i, wdq, k, j)+1e-6*math.Abs(want) {
-						t.Fatalf("%dx%dx%d on %v: C[%d,%d] = %g, want %g", m, n, k, p, i, j, c[i*n+j], want)
+						t.Fatalf("%dx%dx%d on %v, relu %v: C[%d,%d] = %g, want %g", m, n, k, p, relu, i, j, c[i*n+j], want)
 					}
 				}
 			}
@@ -361,14 +383,14 @@ func BenchmarkGemmInt8MiniLM(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%s/int8", s.name, p), func(b *testing.B) {
 				setPath(p)
 				for b.Loop() {
-					GemmInt8(s.m, a, s.k, mat, nil, 0, c, s.n)
+					GemmInt8(s.m, a, s.k, mat, nil, 0, false, c, s.n)
 				}
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 			b.Run(fmt.Sprintf("%s/%s/int8stored", s.name, p), func(b *testing.B) {
 				setPath(p)
 				for b.Loop() {
-					GemmInt8(s.m, a, s.k, matT, nil, 0, c, s.n)
+					GemmInt8(s.m, a, s.k, matT, nil, 0, false, c, s.n)
 				}
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})

@@ -61,7 +61,8 @@ func near(t *testing.T, what string, got []float32, want []float64, tol float64)
 
 // A Linear with int8 weights gives the float layer's outputs within the
 // quantisation error on an inference tape, and the float outputs exactly
-// where gradients are needed; shapes that do not fit are refused.
+// where gradients are needed; ForwardReLU is exactly ReLU of Forward on
+// both; shapes that do not fit are refused.
 func TestLinearInt8(t *testing.T) {
 	rng := NewRNG(3)
 	ps := NewParams[float32]()
@@ -96,6 +97,26 @@ func TestLinearInt8(t *testing.T) {
 	for i := range want {
 		if y[i] != want[i] {
 			t.Fatalf("training tape: output %d = %v, want the float %v", i, y[i], want[i])
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		tp    *Tape[float32]
+		plain []float32
+	}{{"int8", tp, got}, {"training", tr, y}} {
+		r := l.ForwardReLU(c.tp, c.tp.Const(x)).Value.Data
+		var neg int
+		for i, v := range c.plain {
+			if v < 0 {
+				neg++
+				v = 0
+			}
+			if r[i] != v {
+				t.Fatalf("%s: ForwardReLU output %d = %v, want max(0, %v)", c.name, i, r[i], c.plain[i])
+			}
+		}
+		if neg == 0 {
+			t.Fatalf("%s: no negative output to clip", c.name)
 		}
 	}
 

@@ -77,14 +77,23 @@ func NewLinear[T Float](ps *Params[T], name string, in, out int, bias bool, rng 
 }
 
 // Forward applies the layer to x [m, in] or [in].
-func (l *Linear[T]) Forward(tp *Tape[T], x *Var[T]) *Var[T] {
+func (l *Linear[T]) Forward(tp *Tape[T], x *Var[T]) *Var[T] { return l.forward(tp, x, false) }
+
+// ForwardReLU is ReLU(Forward(x)): a feed-forward layer's first half.
+// int8 inference does both in one pass over the output.
+func (l *Linear[T]) ForwardReLU(tp *Tape[T], x *Var[T]) *Var[T] { return l.forward(tp, x, true) }
+
+func (l *Linear[T]) forward(tp *Tape[T], x *Var[T], relu bool) *Var[T] {
 	var b *Var[T]
 	if l.B != nil {
 		b = tp.Param(l.B)
 	}
 	w := tp.Param(l.W)
 	if l.Int8 != nil && is32[T]() && !anyGrad(x, w, b) {
-		return tp.linearInt8(x, l.Int8, b)
+		return tp.linearInt8(x, l.Int8, b, relu)
+	}
+	if relu {
+		return tp.ReLU(tp.Linear(x, w, b))
 	}
 	return tp.Linear(x, w, b)
 }

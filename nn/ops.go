@@ -82,7 +82,7 @@ func (tp *Tape[T]) MatMulT(a, b *Var[T]) *Var[T] {
 // linearInt8 is Linear's inference pass with int8 weights w: x·w + b by
 // kernel.GemmInt8, which quantises x per row; float32 only (see
 // Linear.QuantizeInt8), and no gradient flows through it.
-func (tp *Tape[T]) linearInt8(x *Var[T], w *kernel.Int8Matrix, b *Var[T]) *Var[T] {
+func (tp *Tape[T]) linearInt8(x *Var[T], w *kernel.Int8Matrix, b *Var[T], relu bool) *Var[T] {
 	m, in := x.Value.Dims()
 	out, win := w.Dims()
 	if in != win || (b != nil && b.Value.Len() != out) {
@@ -93,7 +93,7 @@ func (tp *Tape[T]) linearInt8(x *Var[T], w *kernel.Int8Matrix, b *Var[T]) *Var[T
 	if b != nil {
 		bias = asF32(b.Value.Data)
 	}
-	kernel.GemmInt8(m, asF32(x.Value.Data), in, w, bias, 0, asF32(y.Value.Data), out)
+	kernel.GemmInt8(m, asF32(x.Value.Data), in, w, bias, 0, relu, asF32(y.Value.Data), out)
 	return y
 }
 

@@ -453,7 +453,7 @@ func (l *layer) attention(tp *nn.Tape[float32], h *nn.Var[float32]) *nn.Var[floa
 
 // feedForward is FFN: conv1 (a position-wise dense layer) + ReLU, conv2.
 func (l *layer) feedForward(tp *nn.Tape[float32], h *nn.Var[float32]) *nn.Var[float32] {
-	return l.ffn2.Forward(tp, tp.ReLU(l.ffn1.Forward(tp, h)))
+	return l.ffn2.Forward(tp, l.ffn1.ForwardReLU(tp, h))
 }
 
 // poolAndProject is the sentence head: mean over the tokens (KonaTransformer
