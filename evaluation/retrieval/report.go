@@ -27,6 +27,19 @@ type Report struct {
 	Build, Search time.Duration
 }
 
+// metrics is the JSON report's "metrics" object: the measures by the
+// names as2 eval's report and the regression records use (mrr, r@k,
+// eq15_r@k, ms_per_question), so that one reader serves both.
+func (r Report) metrics() map[string]float64 {
+	res := r.Result
+	m := map[string]float64{"mrr": res.MRR, "ms_per_question": r.Search.Seconds() * 1000 / float64(max(res.Questions, 1))}
+	for i, n := range res.Cutoffs {
+		m[fmt.Sprintf("r@%d", n)] = res.Success[i]
+		m[fmt.Sprintf("eq15_r@%d", n)] = res.RecallEq15[i]
+	}
+	return m
+}
+
 // Write writes r in format (FormatTable or FormatJSON) to w.
 func (r Report) Write(w io.Writer, format string) error {
 	res := r.Result
@@ -36,6 +49,7 @@ func (r Report) Write(w io.Writer, format string) error {
 			"pool": r.File, "split": r.Pool.Split, "answers": len(r.Pool.Answers), "questions": res.Questions,
 			"retriever": r.Retriever, "mrr": res.MRR, "cutoffs": res.Cutoffs, "r_at": res.Success, "recall_eq15_at": res.RecallEq15,
 			"build_seconds": r.Build.Seconds(), "search_seconds": r.Search.Seconds(),
+			"metrics": r.metrics(),
 		})
 	case FormatTable:
 	default:

@@ -29,7 +29,8 @@ func TestReportWrite(t *testing.T) {
 		{"no questions", FormatTable, empty, "p.jsonl (test): 3 answers, 0 questions\n" +
 			"retriever: bm25; built in 1.5s, 5.00 ms per question\n" +
 			"   MRR\n  0.00\n"},
-		{"json", FormatJSON, r, `{"answers":3,"build_seconds":1.5,"cutoffs":[1,5],"mrr":0.75,"pool":"p.jsonl","questions":2,` +
+		{"json", FormatJSON, r, `{"answers":3,"build_seconds":1.5,"cutoffs":[1,5],` +
+			`"metrics":{"eq15_r@1":0.25,"eq15_r@5":1,"mrr":0.75,"ms_per_question":2.5,"r@1":0.5,"r@5":1},"mrr":0.75,"pool":"p.jsonl","questions":2,` +
 			`"r_at":[0.5,1],"recall_eq15_at":[0.25,1],"retriever":"bm25","search_seconds":0.005,"split":"test"}` + "\n"},
 		{"unknown format", "csv", r, `format "csv": want table or json`},
 	}

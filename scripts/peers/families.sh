@@ -40,6 +40,7 @@ if ! $py -c 'import torch, sentencepiece' 2>/dev/null; then
 	echo "installing python3-torch and python3-sentencepiece (Debian) ..." >&2
 	apt-get update -qq && apt-get install -y -qq python3-torch python3-sentencepiece >&2
 fi
+. scripts/peers/blas.sh
 # The test binary is built before the timed window.
 go test -c -o "$work/crossencoder.test" ./model/crossencoder
 bin=$(realpath "$work/crossencoder.test")

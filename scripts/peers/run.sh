@@ -43,6 +43,7 @@ if ! $py -c 'import torch' 2>/dev/null; then
 	echo "installing python3-torch (Debian) ..." >&2
 	apt-get update -qq && apt-get install -y -qq python3-torch >&2
 fi
+. scripts/peers/blas.sh
 ortdir=$work/ort
 if [ ! -f "$ortdir/node_modules/onnxruntime-node/package.json" ]; then
 	echo "installing onnxruntime-node@1.30.0 into $ortdir ..." >&2
