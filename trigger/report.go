@@ -66,12 +66,19 @@ func (rep *Report) measure(ctx context.Context, r rank.Ranker, split string, qs 
 	return nil
 }
 
-// MarshalJSON writes {"ranker", "calibration", and each split's name:
-// its Result}.
+// MarshalJSON writes {"ranker", "calibration", each split's name: its
+// Result, and "questions" and "metrics" (precision, recall and f1 as
+// fractions) of the split measured last}: the shape as2 eval's report
+// has, which the regression runner reads.
 func (rep Report) MarshalJSON() ([]byte, error) {
 	js := map[string]any{"ranker": rep.Ranker, "calibration": rep.Calibration}
 	for _, s := range rep.Splits {
 		js[s.Split] = s.Result
+	}
+	if n := len(rep.Splits); n > 0 {
+		last := rep.Splits[n-1].Result
+		js["questions"] = last.Questions
+		js["metrics"] = map[string]float64{"precision": last.Precision, "recall": last.Recall, "f1": last.F1}
 	}
 	return json.Marshal(js)
 }

@@ -85,8 +85,14 @@ func TestReports(t *testing.T) {
 			if err := json.Unmarshal(js, &m); err != nil {
 				t.Fatal(err)
 			}
-			if string(m["ranker"]) != `"r"` || m["calibration"] == nil || !strings.Contains(string(m["test"]), `"Questions":3`) || len(m) != 2+len(tc.rep.Splits) {
+			if string(m["ranker"]) != `"r"` || m["calibration"] == nil || !strings.Contains(string(m["test"]), `"Questions":3`) || len(m) != 4+len(tc.rep.Splits) {
 				t.Errorf("JSON %s", js)
+			}
+			// The runner reads the last split's measures from "metrics".
+			last := tc.rep.Splits[len(tc.rep.Splits)-1].Result
+			var ms map[string]float64
+			if err := json.Unmarshal(m["metrics"], &ms); err != nil || ms["precision"] != last.Precision || ms["recall"] != last.Recall || ms["f1"] != last.F1 || string(m["questions"]) != "3" {
+				t.Errorf("JSON metrics %s, questions %s; want the test split's %+v", m["metrics"], m["questions"], last)
 			}
 		})
 	}
