@@ -32,12 +32,17 @@ type Report struct {
 // eq15_r@k, ms_per_question), so that one reader serves both.
 func (r Report) metrics() map[string]float64 {
 	res := r.Result
-	m := map[string]float64{"mrr": res.MRR, "ms_per_question": r.Search.Seconds() * 1000 / float64(max(res.Questions, 1))}
+	m := map[string]float64{"mrr": res.MRR, "ms_per_question": r.msPerQuestion()}
 	for i, n := range res.Cutoffs {
 		m[fmt.Sprintf("r@%d", n)] = res.Success[i]
 		m[fmt.Sprintf("eq15_r@%d", n)] = res.RecallEq15[i]
 	}
 	return m
+}
+
+// msPerQuestion is the search time per question in milliseconds.
+func (r Report) msPerQuestion() float64 {
+	return r.Search.Seconds() * 1000 / float64(max(r.Result.Questions, 1))
 }
 
 // Write writes r in format (FormatTable or FormatJSON) to w.
@@ -57,7 +62,7 @@ func (r Report) Write(w io.Writer, format string) error {
 	}
 	fmt.Fprintf(w, "%s (%s): %d answers, %d questions\n", r.File, r.Pool.Split, len(r.Pool.Answers), res.Questions)
 	fmt.Fprintf(w, "retriever: %s; built in %.1fs, %.2f ms per question\n", r.Retriever, r.Build.Seconds(),
-		r.Search.Seconds()*1000/float64(max(res.Questions, 1)))
+		r.msPerQuestion())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head, row := "MRR\t", fmt.Sprintf("%.2f\t", 100*res.MRR)
 	for i, n := range res.Cutoffs {
