@@ -45,5 +45,8 @@
 // VPDPBUSD on AVX-512 VNNI, VPMADDUBSW/VPMADDWD on AVX2, Go otherwise.
 // int8.go documents how each path avoids saturation; the int32 sums are
 // equal on every path, and the error against float is bounded by the
-// activations' rounding (a_i/2·Σ|W[j,:]| per output).
+// activations' rounding (a_i/2·Σ|W[j,:]| per output). On VNNI, an input
+// with no negative value and mostly zero groups of four (a ReLU's output)
+// runs a sparse kernel over its non-zero groups only: the same sums, and
+// the same bits out.
 package kernel

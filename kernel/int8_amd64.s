@@ -8,6 +8,25 @@
 // C itself; the AVX2 tile writes them to out (32 int32 a row) for Go to
 // scale. Neither saturates.
 
+// ZERO16 zeroes the sixteen accumulators Z0 to Z15.
+#define ZERO16 \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15
+
 // func int8VNNI8x32(kg int, u *uint8, lda int, panel *int8, c *float32, ldc int, rowScale, colScale *float32, corr *int32, bias *float32, rows int, mask uint32, beta float32, relu uint32)
 //
 // Up to eight rows of u = q + 128 (unsigned) by the panel, straight into
@@ -28,22 +47,7 @@ TEXT ·int8VNNI8x32(SB), NOSPLIT, $0-100
 	ADDQ R8, R9
 	LEAQ (R9)(R8*2), R12
 	ADDQ R8, R12
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZERO16
 	TESTQ CX, CX
 	JE vnnistore
 vnniloop:
@@ -312,6 +316,104 @@ vnnidone:
 	VZEROUPPER
 	RET
 
+// func int8VNNISparse1x256(ng int, groups *int32, u *uint8, panels *int8, c *float32, rowScale, colScale, bias *float32, beta float32, relu uint32)
+//
+// One row of u = q + 128 whose q are all ≥ 0 (a ReLU's output), by eight
+// panels (256 outputs) in the sparse layout (per group of four inputs,
+// the eight panels' 128 bytes side by side: 1,024 bytes, read in one
+// sweep), over only the ng groups listed in groups: the rest hold q = 0
+// and add nothing. Per listed group, one VPBROADCASTD of its four bytes
+// less 128 (q itself, a valid unsigned operand) and sixteen VPDPBUSD
+// straight from memory.
+// The sums are the dense tile's acc − corr exactly, and they are scaled
+// into C with its operations in its order, so C is the same bits:
+// float(sum)·colScale·rowScale + bias (+ beta·C when beta ≠ 0, under K1),
+// then max(Z24, ·), Z24 being 0 for relu and −Inf (which changes nothing,
+// NaN kept) without.
+#define SPARSEOUT(z, off) \
+	VCVTDQ2PS z, z; \
+	VMULPS off(R10), z, z; \
+	VMULPS Z20, z, z; \
+	VADDPS off(R14), z, z; \
+	VFMADD231PS off(DI), Z21, K1, z; \
+	VMAXPS z, Z24, z; \
+	VMOVUPS z, off(DI)
+
+TEXT ·int8VNNISparse1x256(SB), NOSPLIT, $0-72
+	MOVQ ng+0(FP), CX
+	MOVQ groups+8(FP), SI
+	MOVQ u+16(FP), DX
+	MOVQ panels+24(FP), BX
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z17
+	ZERO16
+	TESTQ CX, CX
+	JE sparsestore
+sparseloop:
+	MOVL (SI), AX            // g
+	VPBROADCASTD (DX)(AX*4), Z16
+	VPXORD Z17, Z16, Z16     // q = u − 128
+	SHLQ $10, AX             // g's 1,024 bytes
+	ADDQ BX, AX
+	VPDPBUSD 0(AX), Z16, Z0
+	VPDPBUSD 64(AX), Z16, Z1
+	VPDPBUSD 128(AX), Z16, Z2
+	VPDPBUSD 192(AX), Z16, Z3
+	VPDPBUSD 256(AX), Z16, Z4
+	VPDPBUSD 320(AX), Z16, Z5
+	VPDPBUSD 384(AX), Z16, Z6
+	VPDPBUSD 448(AX), Z16, Z7
+	VPDPBUSD 512(AX), Z16, Z8
+	VPDPBUSD 576(AX), Z16, Z9
+	VPDPBUSD 640(AX), Z16, Z10
+	VPDPBUSD 704(AX), Z16, Z11
+	VPDPBUSD 768(AX), Z16, Z12
+	VPDPBUSD 832(AX), Z16, Z13
+	VPDPBUSD 896(AX), Z16, Z14
+	VPDPBUSD 960(AX), Z16, Z15
+	ADDQ $4, SI
+	DECQ CX
+	JNE sparseloop
+sparsestore:
+	MOVQ c+32(FP), DI
+	MOVQ rowScale+40(FP), AX
+	VBROADCASTSS (AX), Z20
+	MOVQ colScale+48(FP), R10
+	MOVQ bias+56(FP), R14
+	VBROADCASTSS beta+64(FP), Z21
+	MOVL beta+64(FP), AX
+	SHLL $1, AX              // zero for beta = ±0
+	KXORW K1, K1, K1
+	TESTL AX, AX
+	JE sparsenobeta
+	KXNORW K1, K1, K1
+sparsenobeta:
+	MOVL $0xff800000, AX     // −Inf
+	MOVL relu+68(FP), R9
+	TESTL R9, R9
+	JE sparserelu
+	XORL AX, AX
+sparserelu:
+	VPBROADCASTD AX, Z24
+	SPARSEOUT(Z0, 0)
+	SPARSEOUT(Z1, 64)
+	SPARSEOUT(Z2, 128)
+	SPARSEOUT(Z3, 192)
+	SPARSEOUT(Z4, 256)
+	SPARSEOUT(Z5, 320)
+	SPARSEOUT(Z6, 384)
+	SPARSEOUT(Z7, 448)
+	SPARSEOUT(Z8, 512)
+	SPARSEOUT(Z9, 576)
+	SPARSEOUT(Z10, 640)
+	SPARSEOUT(Z11, 704)
+	SPARSEOUT(Z12, 768)
+	SPARSEOUT(Z13, 832)
+	SPARSEOUT(Z14, 896)
+	SPARSEOUT(Z15, 960)
+	VZEROUPPER
+	RET
+
 // func int8AVX2x2x32(kg int, q *int8, lda int, panel *int8, out *int32)
 //
 // Two rows of q (signed) by the panel: per group of four inputs, four
@@ -391,5 +493,79 @@ avx2store:
 	VMOVDQU Y5, 160(DI)
 	VMOVDQU Y6, 192(DI)
 	VMOVDQU Y7, 224(DI)
+	VZEROUPPER
+	RET
+
+DATA sparseIota<>+0(SB)/8, $0x0000000100000000
+DATA sparseIota<>+8(SB)/8, $0x0000000300000002
+DATA sparseIota<>+16(SB)/8, $0x0000000500000004
+DATA sparseIota<>+24(SB)/8, $0x0000000700000006
+DATA sparseIota<>+32(SB)/8, $0x0000000900000008
+DATA sparseIota<>+40(SB)/8, $0x0000000b0000000a
+DATA sparseIota<>+48(SB)/8, $0x0000000d0000000c
+DATA sparseIota<>+56(SB)/8, $0x0000000f0000000e
+GLOBL sparseIota<>(SB), RODATA|NOPTR, $64
+
+// func sparseListZ(kg int, u *uint8, out *int32) int
+//
+// sparseGroups' scan of one row on the AVX-512 path: the indices of the
+// kg dwords of u (four q + 128 each) that are not 0x80808080 (four zeros),
+// compressed into out sixteen at a time (out needs room for the count
+// plus 16), and their count; −1 as soon as a byte has its high bit clear
+// (a q below zero). The last kg mod 16 dwords are read under a mask, the
+// rest of the register holding 0x80808080.
+TEXT ·sparseListZ(SB), NOSPLIT, $0-32
+	MOVQ kg+0(FP), CX
+	MOVQ u+8(FP), SI
+	MOVQ out+16(FP), DI
+	MOVQ DI, R8
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z16
+	MOVL $16, AX
+	VPBROADCASTD AX, Z18
+	VMOVDQU32 sparseIota<>(SB), Z17
+sl16:
+	CMPQ CX, $16
+	JL sltail
+	VMOVDQU32 (SI), Z1
+	VPTESTNMB Z16, Z1, K2    // bytes below 128: q < 0
+	KORTESTQ K2, K2
+	JNE slneg
+	VPCMPUD $4, Z16, Z1, K1  // not four zeros
+	VPCOMPRESSD Z17, K1, Z2
+	VMOVDQU32 Z2, (DI)
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	LEAQ (DI)(AX*4), DI
+	VPADDD Z18, Z17, Z17
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP sl16
+sltail:
+	TESTQ CX, CX
+	JE sldone
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K3
+	VMOVDQA32 Z16, Z1
+	VMOVDQU32 (SI), K3, Z1
+	VPTESTNMB Z16, Z1, K2
+	KORTESTQ K2, K2
+	JNE slneg
+	VPCMPUD $4, Z16, Z1, K1
+	VPCOMPRESSD Z17, K1, Z2
+	VMOVDQU32 Z2, (DI)
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	LEAQ (DI)(AX*4), DI
+sldone:
+	SUBQ R8, DI
+	SHRQ $2, DI
+	MOVQ DI, ret+24(FP)
+	VZEROUPPER
+	RET
+slneg:
+	MOVQ $-1, ret+24(FP)
 	VZEROUPPER
 	RET

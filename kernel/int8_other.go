@@ -3,7 +3,7 @@
 package kernel
 
 // Never called: hasVNNI and HasAVX2FMA are false outside amd64.
-func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float32, beta float32, relu bool, c []float32, ldc int) {
+func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float32, beta float32, relu bool, c []float32, ldc int, s *int8Scratch) {
 	panic("kernel: no VNNI kernel")
 }
 
