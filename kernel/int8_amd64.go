@@ -30,19 +30,19 @@ func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float3
 		r = 1
 	}
 	_ = u[(m+int8Rows-1)/int8Rows*int8Rows*kp-1]
-	p0 := 0 // the first panel the dense tile computes
+	done := 0 // the outputs the sparse kernel computed: whole chunks
 	if int8Sparse && n >= int8SparseCols && sparseGroups(m, kp, u, s) {
 		sp := w.sparsePacked()
-		for j := 0; j+int8SparseCols <= n; j += int8SparseCols {
+		done = n / int8SparseCols * int8SparseCols
+		for j := 0; j < done; j += int8SparseCols {
 			for i := 0; i < m; i++ {
 				g := s.groups[s.starts[i] : s.starts[i+1] : s.starts[i+1]+1] // one spare: &g[0] for ng = 0
 				int8VNNISparse1x256(len(g), &g[:1][0], (*uint8)(unsafe.Pointer(&u[i*kp])), &sp[j*kp],
 					&c[i*ldc+j], &scale[i], &w.scale[j], &bias[j], beta, r)
 			}
-			p0 = (j + int8SparseCols) / int8Panel
 		}
 	}
-	for p := p0; p*int8Panel < n; p++ {
+	for p := done / int8Panel; p*int8Panel < n; p++ {
 		j := p * int8Panel
 		mask := ^uint32(0)
 		if cols := n - j; cols < int8Panel {
@@ -56,18 +56,17 @@ func gemmInt8VNNI(m int, u []int8, scale []float32, w *Int8Matrix, bias []float3
 	}
 }
 
-// int8Sparse enables the sparse kernel (tests turn it off to compare),
-// and int8SparseShare is the share of groups with a non-zero input above
-// which it leaves the product to the dense tile. The sparse kernel reads
+// int8Sparse enables the sparse kernel (tests turn it off to compare).
+var int8Sparse = true
+
+// int8SparseShare is the share of groups with a non-zero input above
+// which the sparse kernel leaves the product to the dense tile. The sparse kernel reads
 // its weights from L2 once a row, not once per eight rows, so a listed
 // group costs it about 2.4 times a dense group: at 1536 → 512 it is 1.7×
 // as fast as the dense tile with a quarter of the groups listed (a ReLU's
 // output, 7% of the values non-zero) and no faster at about 45%
 // (BenchmarkGemmInt8Sparse).
-var (
-	int8Sparse      = true
-	int8SparseShare = 0.4
-)
+const int8SparseShare = 0.4
 
 // sparseGroups lists in s.groups, row by row from s.starts, the groups of
 // four inputs of u's m rows (kp bytes each, q + 128) that hold a non-zero

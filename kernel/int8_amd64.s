@@ -513,7 +513,7 @@ GLOBL sparseIota<>(SB), RODATA|NOPTR, $64
 // compressed into out sixteen at a time (out needs room for the count
 // plus 16), and their count; −1 as soon as a byte has its high bit clear
 // (a q below zero). The last kg mod 16 dwords are read under a mask, the
-// rest of the register holding 0x80808080.
+// rest of the register holding 0x80808080 (four zeros).
 TEXT ·sparseListZ(SB), NOSPLIT, $0-32
 	MOVQ kg+0(FP), CX
 	MOVQ u+8(FP), SI
@@ -525,9 +525,18 @@ TEXT ·sparseListZ(SB), NOSPLIT, $0-32
 	VPBROADCASTD AX, Z18
 	VMOVDQU32 sparseIota<>(SB), Z17
 sl16:
+	TESTQ CX, CX
+	JLE sldone
+	MOVL $0xffff, AX         // sixteen dwords, or the last CX under a mask
 	CMPQ CX, $16
-	JL sltail
-	VMOVDQU32 (SI), Z1
+	JGE slmask
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+slmask:
+	KMOVW AX, K3
+	VMOVDQA32 Z16, Z1
+	VMOVDQU32 (SI), K3, Z1
 	VPTESTNMB Z16, Z1, K2    // bytes below 128: q < 0
 	KORTESTQ K2, K2
 	JNE slneg
@@ -541,24 +550,6 @@ sl16:
 	ADDQ $64, SI
 	SUBQ $16, CX
 	JMP sl16
-sltail:
-	TESTQ CX, CX
-	JE sldone
-	MOVL $1, AX
-	SHLL CX, AX
-	DECL AX
-	KMOVW AX, K3
-	VMOVDQA32 Z16, Z1
-	VMOVDQU32 (SI), K3, Z1
-	VPTESTNMB Z16, Z1, K2
-	KORTESTQ K2, K2
-	JNE slneg
-	VPCMPUD $4, Z16, Z1, K1
-	VPCOMPRESSD Z17, K1, Z2
-	VMOVDQU32 Z2, (DI)
-	KMOVW K1, AX
-	POPCNTL AX, AX
-	LEAQ (DI)(AX*4), DI
 sldone:
 	SUBQ R8, DI
 	SHRQ $2, DI
